@@ -1,0 +1,1 @@
+export { ANVIL_VERSION, type Anvil, anvilBinaryPath, DEV_MNEMONIC, type StartAnvilParameters, startAnvil } from './evm/anvil.ts';
