@@ -41,7 +41,7 @@ export class SqliteKeyStore implements KeyStore {
   private lastCheck = 0;
   private readonly statements;
 
-  constructor(private readonly db: SqliteDatabase) {
+  constructor(db: SqliteDatabase) {
     this.statements = {
       insert: db.prepare(
         'INSERT INTO api_keys (id, name, key_hash, key_prefix, daily_credits, created_at) VALUES (?, ?, ?, ?, ?, ?)',

@@ -56,6 +56,8 @@ type Statement = ReturnType<SqliteDatabase['prepare']>;
 
 /** The first column of the first row (libsql's `pluck()` does not pluck). */
 export function scalar<T>(statement: Statement, ...args: unknown[]): T {
-  const row = (statement.get as (...values: unknown[]) => unknown).apply(statement, args) as Record<string, unknown> | undefined;
+  const row = (statement.get as (...values: unknown[]) => unknown).apply(statement, args) as
+    | Record<string, unknown>
+    | undefined;
   return (row ? Object.values(row)[0] : undefined) as T;
 }
