@@ -6,3 +6,5 @@ export {
   type StartAnvilParameters,
   startAnvil,
 } from './evm/anvil.ts';
+export { PorticoDemo } from './evm/contracts.generated.ts';
+export { type EvmSeed, seedEvmChain, setBlockTime } from './evm/seed.ts';
