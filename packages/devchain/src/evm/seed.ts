@@ -1,7 +1,6 @@
 import {
   type Address,
   createTestClient,
-  createWalletClient,
   encodeFunctionData,
   type Hash,
   http,
