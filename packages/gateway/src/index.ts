@@ -12,7 +12,9 @@ export { SqliteUsageRecorder, type UsageRecorder, type UsageRow } from './credit
 export { type Gateway, type GatewayStores, openEmbeddedStores, startGateway } from './gateway.ts';
 export { generateApiKey, hashApiKey } from './keys/api-key.ts';
 export { type ApiKeyRecord, DEFAULT_DAILY_CREDITS, type KeyStore } from './keys/key-store.ts';
+export { describeKey, type KeyView } from './keys/key-view.ts';
 export { SqliteKeyStore } from './keys/sqlite-key-store.ts';
 export { EVM_METHOD_RULES, EVM_PASSTHROUGH_METHODS } from './methods/evm/methods.ts';
 export { GATEWAY_ERRORS, GatewayError, type NetworkKind } from './rpc/errors.ts';
+export { openSqlite, type SqliteDatabase } from './store/sqlite.ts';
 export { decodeRevertReason } from './upstream/revert.ts';

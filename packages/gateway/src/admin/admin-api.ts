@@ -1,11 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { nextUtcMidnight, utcDay } from '../credits/day.ts';
 import type { CreditLedger } from '../credits/ledger.ts';
 import type { UsageRecorder } from '../credits/usage-recorder.ts';
 import { BodyTooLargeError, readBody } from '../http/read-body.ts';
 import { sendJson } from '../http/respond.ts';
-import type { ApiKeyRecord, KeyStore } from '../keys/key-store.ts';
+import type { KeyStore } from '../keys/key-store.ts';
+import { describeKey } from '../keys/key-view.ts';
 import type { Network } from '../network.ts';
 
 export type AdminDependencies = {
@@ -80,7 +80,7 @@ async function route(
     if (method === 'GET')
       return {
         status: 200,
-        body: { keys: await Promise.all((await deps.keys.list()).map((k) => describeKey(k, deps))) },
+        body: { keys: await Promise.all((await deps.keys.list()).map((k) => describeKey(k, deps.ledger))) },
       };
     if (method === 'POST') {
       const input = await readJson(request);
@@ -90,7 +90,7 @@ async function route(
       });
       return {
         status: 201,
-        body: { key, ...(await describeKey(record, deps)), endpoints: endpoints(key, deps) },
+        body: { key, ...(await describeKey(record, deps.ledger)), endpoints: endpoints(key, deps) },
       };
     }
   }
@@ -98,17 +98,17 @@ async function route(
     const id = parts[2];
     const existing = await deps.keys.get(id);
     if (!existing) throw new AdminError(404, 'not_found', `no key with id ${id}`);
-    if (method === 'GET') return { status: 200, body: await describeKey(existing, deps) };
+    if (method === 'GET') return { status: 200, body: await describeKey(existing, deps.ledger) };
     if (method === 'PATCH') {
       const input = await readJson(request);
       const unknown = Object.keys(input).filter((k) => k !== 'name' && k !== 'dailyCredits');
       if (unknown.length)
         throw new AdminError(400, 'invalid_input', `unknown field(s): ${unknown.join(', ')}`);
       const updated = await deps.keys.update(id, input as { name?: string; dailyCredits?: number });
-      return { status: 200, body: await describeKey(updated!, deps) };
+      return { status: 200, body: await describeKey(updated!, deps.ledger) };
     }
     if (method === 'DELETE')
-      return { status: 200, body: await describeKey((await deps.keys.revoke(id))!, deps) };
+      return { status: 200, body: await describeKey((await deps.keys.revoke(id))!, deps.ledger) };
   }
   if (parts[1] === 'usage' && parts.length === 2 && method === 'GET') {
     const keyId = url.searchParams.get('keyId') ?? undefined;
@@ -141,23 +141,6 @@ async function readJson(request: IncomingMessage): Promise<Record<string, unknow
     throw new AdminError(400, 'invalid_json', 'request body must be a JSON object');
   }
   return value as Record<string, unknown>;
-}
-
-async function describeKey(record: ApiKeyRecord, deps: AdminDependencies) {
-  const now = Date.now();
-  const spent = await deps.ledger.spent(record.id, now);
-  return {
-    id: record.id,
-    name: record.name,
-    prefix: record.prefix,
-    dailyCredits: record.dailyCredits,
-    creditsUsedToday: spent,
-    creditsRemainingToday: Math.max(0, record.dailyCredits - spent),
-    day: utcDay(now),
-    resetsAt: nextUtcMidnight(now).toISOString(),
-    createdAt: record.createdAt.toISOString(),
-    revokedAt: record.revokedAt?.toISOString() ?? null,
-  };
 }
 
 function describeNetwork(network: Network, deps: AdminDependencies) {
