@@ -3,6 +3,7 @@ import pino, { type Logger } from 'pino';
 import type { GatewayConfig } from './config/config.ts';
 import type { CreditLedger } from './credits/ledger.ts';
 import { MemoryCreditLedger } from './credits/memory-ledger.ts';
+import { MemoryRateLimiter, type RateLimiter } from './credits/rate-limiter.ts';
 import { SqliteUsageRecorder, type UsageRecorder } from './credits/usage-recorder.ts';
 import { createHttpServer, listen } from './http/server.ts';
 import type { KeyStore } from './keys/key-store.ts';
@@ -26,6 +27,7 @@ export type Gateway = {
 export type GatewayStores = {
   keys: KeyStore;
   ledger: CreditLedger;
+  rateLimiter: RateLimiter;
   usage: UsageRecorder;
   close: () => Promise<void>;
 };
@@ -36,13 +38,16 @@ export function openEmbeddedStores(dataDir: string | undefined): GatewayStores {
   const usage = new SqliteUsageRecorder(db);
   const keys = new SqliteKeyStore(db);
   const ledger = new MemoryCreditLedger((keyId, day) => usage.creditsOn(keyId, day));
+  const rateLimiter = new MemoryRateLimiter();
   return {
     keys,
     usage,
     ledger,
+    rateLimiter,
     async close() {
       await usage.close();
       await ledger.close();
+      await rateLimiter.close();
       await keys.close();
       db.close();
     },
@@ -74,6 +79,7 @@ export async function startGateway(
     networks,
     keys: stores.keys,
     ledger: stores.ledger,
+    rateLimiter: stores.rateLimiter,
     usage: stores.usage,
     maxBodyBytes: config.maxBodyBytes,
     maxBatchSize: config.maxBatchSize,

@@ -4,7 +4,7 @@ import type { CreditLedger } from '../credits/ledger.ts';
 import type { UsageRecorder } from '../credits/usage-recorder.ts';
 import { BodyTooLargeError, readBody } from '../http/read-body.ts';
 import { sendJson } from '../http/respond.ts';
-import type { KeyStore } from '../keys/key-store.ts';
+import type { KeyChanges, KeyStore } from '../keys/key-store.ts';
 import { describeKey } from '../keys/key-view.ts';
 import type { Network } from '../network.ts';
 
@@ -30,7 +30,8 @@ class AdminError extends Error {
 
 /**
  * The admin HTTP API under /admin, guarded by `Authorization: Bearer <admin token>`:
- * GET/POST /admin/keys, GET/PATCH/DELETE /admin/keys/:id, GET /admin/usage, GET /admin/networks.
+ * GET/POST /admin/keys, GET/PATCH/DELETE /admin/keys/:id, POST /admin/keys/:id/rotate,
+ * GET /admin/projects, GET /admin/usage, GET /admin/networks.
  */
 export async function handleAdmin(
   request: IncomingMessage,
@@ -84,9 +85,12 @@ async function route(
       };
     if (method === 'POST') {
       const input = await readJson(request);
+      rejectUnknown(input, KEY_FIELDS);
       const { key, record } = await deps.keys.create({
         name: input.name as string,
+        project: input.project as string | undefined,
         dailyCredits: input.dailyCredits as number | undefined,
+        creditsPerSecond: input.creditsPerSecond as number | null | undefined,
       });
       return {
         status: 201,
@@ -110,6 +114,23 @@ async function route(
     if (method === 'DELETE')
       return { status: 200, body: await describeKey((await deps.keys.revoke(id))!, deps.ledger) };
   }
+  if (parts[1] === 'keys' && parts.length === 4 && parts[3] === 'rotate' && method === 'POST') {
+    const rotated = await deps.keys.rotate(parts[2]);
+    if (!rotated) throw new AdminError(404, 'not_found', `no live key with id ${parts[2]}`);
+    return {
+      status: 200,
+      body: {
+        key: rotated.key,
+        ...(await describeKey(rotated.record, deps.ledger)),
+        endpoints: endpoints(rotated.key, deps),
+      },
+    };
+  }
+  if (parts[1] === 'projects' && parts.length === 2 && method === 'GET') {
+    const counts = new Map<string, number>();
+    for (const key of await deps.keys.list()) counts.set(key.project, (counts.get(key.project) ?? 0) + 1);
+    return { status: 200, body: { projects: [...counts].map(([name, keys]) => ({ name, keys })) } };
+  }
   if (parts[1] === 'usage' && parts.length === 2 && method === 'GET') {
     const keyId = url.searchParams.get('keyId') ?? undefined;
     const fromDay = url.searchParams.get('from') ?? undefined;
@@ -127,6 +148,19 @@ async function route(
     return { status: 200, body: { networks: deps.networks.map((n) => describeNetwork(n, deps)) } };
   }
   throw new AdminError(404, 'not_found', `no admin route ${method} ${url.pathname}`);
+}
+
+const KEY_FIELDS = ['name', 'project', 'dailyCredits', 'creditsPerSecond'];
+
+function rejectUnknown(input: Record<string, unknown>, allowed: string[]) {
+  const unknown = Object.keys(input).filter((k) => !allowed.includes(k));
+  if (unknown.length) {
+    throw new AdminError(
+      400,
+      'invalid_input',
+      `unknown field(s): ${unknown.join(', ')} (allowed: ${allowed.join(', ')})`,
+    );
+  }
 }
 
 async function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {

@@ -7,7 +7,9 @@ export type KeyView = {
   id: string;
   name: string;
   prefix: string;
+  project: string;
   dailyCredits: number;
+  creditsPerSecond: number | null;
   creditsUsedToday: number;
   creditsRemainingToday: number;
   day: string;
@@ -26,7 +28,9 @@ export async function describeKey(
     id: record.id,
     name: record.name,
     prefix: record.prefix,
+    project: record.project,
     dailyCredits: record.dailyCredits,
+    creditsPerSecond: record.creditsPerSecond,
     creditsUsedToday: spent,
     creditsRemainingToday: Math.max(0, record.dailyCredits - spent),
     day: utcDay(now),

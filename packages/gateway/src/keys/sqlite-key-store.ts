@@ -4,16 +4,23 @@ import {
   type ApiKeyRecord,
   type CreateKeyParameters,
   DEFAULT_DAILY_CREDITS,
+  DEFAULT_PROJECT,
+  type KeyChanges,
   type KeyStore,
+  validateChosenKey,
+  validateCreditsPerSecond,
   validateDailyCredits,
   validateKeyName,
+  validateProject,
 } from './key-store.ts';
 
 type Row = {
   id: string;
   name: string;
   key_prefix: string;
+  project: string;
   daily_credits: number;
+  credits_per_second: number | null;
   created_at: number;
   revoked_at: number | null;
 };
@@ -22,7 +29,9 @@ const toRecord = (row: Row): ApiKeyRecord => ({
   id: row.id,
   name: row.name,
   prefix: row.key_prefix,
+  project: row.project,
   dailyCredits: row.daily_credits,
+  creditsPerSecond: row.credits_per_second,
   createdAt: new Date(row.created_at),
   revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at),
 });
@@ -44,27 +53,40 @@ export class SqliteKeyStore implements KeyStore {
   constructor(db: SqliteDatabase) {
     this.statements = {
       insert: db.prepare(
-        'INSERT INTO api_keys (id, name, key_hash, key_prefix, daily_credits, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+        `INSERT INTO api_keys (id, name, key_hash, key_prefix, project, daily_credits, credits_per_second, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       list: db.prepare('SELECT * FROM api_keys ORDER BY created_at, id'),
       byId: db.prepare('SELECT * FROM api_keys WHERE id = ?'),
       byHash: db.prepare('SELECT * FROM api_keys WHERE key_hash = ?'),
       revoke: db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
-      rename: db.prepare('UPDATE api_keys SET name = ? WHERE id = ?'),
-      setCredits: db.prepare('UPDATE api_keys SET daily_credits = ? WHERE id = ?'),
+      update: db.prepare(
+        'UPDATE api_keys SET name = ?, project = ?, daily_credits = ?, credits_per_second = ? WHERE id = ?',
+      ),
+      rotate: db.prepare(
+        'UPDATE api_keys SET key_hash = ?, key_prefix = ? WHERE id = ? AND revoked_at IS NULL',
+      ),
       dataVersion: db.prepare('PRAGMA data_version'),
     };
   }
 
   async create(parameters: CreateKeyParameters) {
     const name = validateKeyName(parameters.name);
+    const project = validateProject(parameters.project ?? DEFAULT_PROJECT);
     const dailyCredits = validateDailyCredits(parameters.dailyCredits ?? DEFAULT_DAILY_CREDITS);
-    const key = parameters.key ?? generateApiKey();
-    if (key.length < 16 || !/^[A-Za-z0-9_-]+$/.test(key)) {
-      throw new RangeError('a chosen key must be at least 16 characters of A-Z, a-z, 0-9, _ or -');
-    }
+    const perSecond = validateCreditsPerSecond(parameters.creditsPerSecond ?? null);
+    const key = parameters.key === undefined ? generateApiKey() : validateChosenKey(parameters.key);
     const id = generateKeyId();
-    this.statements.insert.run(id, name, hashApiKey(key), keyPrefix(key), dailyCredits, Date.now());
+    this.statements.insert.run(
+      id,
+      name,
+      hashApiKey(key),
+      keyPrefix(key),
+      project,
+      dailyCredits,
+      perSecond,
+      Date.now(),
+    );
     this.cache.clear();
     return { key, record: toRecord(this.statements.byId.get(id) as Row) };
   }
@@ -78,13 +100,28 @@ export class SqliteKeyStore implements KeyStore {
     return row && toRecord(row);
   }
 
-  async update(id: string, changes: { name?: string; dailyCredits?: number }) {
-    if (changes.name !== undefined) this.statements.rename.run(validateKeyName(changes.name), id);
-    if (changes.dailyCredits !== undefined) {
-      this.statements.setCredits.run(validateDailyCredits(changes.dailyCredits), id);
-    }
+  async update(id: string, changes: KeyChanges) {
+    const current = await this.get(id);
+    if (!current) return undefined;
+    this.statements.update.run(
+      changes.name === undefined ? current.name : validateKeyName(changes.name),
+      changes.project === undefined ? current.project : validateProject(changes.project),
+      changes.dailyCredits === undefined ? current.dailyCredits : validateDailyCredits(changes.dailyCredits),
+      changes.creditsPerSecond === undefined
+        ? current.creditsPerSecond
+        : validateCreditsPerSecond(changes.creditsPerSecond),
+      id,
+    );
     this.cache.clear();
     return this.get(id);
+  }
+
+  async rotate(id: string) {
+    const key = generateApiKey();
+    const { changes } = this.statements.rotate.run(hashApiKey(key), keyPrefix(key), id);
+    this.cache.clear();
+    if (changes === 0) return undefined;
+    return { key, record: (await this.get(id))! };
   }
 
   async revoke(id: string) {

@@ -1,4 +1,5 @@
 import type { CreditLedger } from '../credits/ledger.ts';
+import type { RateLimiter } from '../credits/rate-limiter.ts';
 import type { UsageRecorder } from '../credits/usage-recorder.ts';
 import type { ApiKeyRecord } from '../keys/key-store.ts';
 import type { Network } from '../network.ts';
@@ -11,12 +12,13 @@ import {
   parseBody,
   resultResponse,
 } from '../rpc/jsonrpc.ts';
-import { charge } from './charge.ts';
+import { charge, limitRate } from './charge.ts';
 import { forward } from './forward.ts';
 import { resolveMethod } from './resolve-method.ts';
 
 export type RpcDependencies = {
   ledger: CreditLedger;
+  rateLimiter: RateLimiter;
   usage: UsageRecorder;
   /** Largest number of items in one batch. */
   maxBatchSize: number;
@@ -107,6 +109,7 @@ async function handleItem(
     }
     const params = request.params;
     if (rule.check) await rule.check(params, network.chain);
+    await limitRate(deps.rateLimiter, key, request.method, rule.cost);
     remaining = await charge(deps.ledger, key, request.method, rule.cost);
     cost = rule.cost;
     const reply = await forward(network, rule, request.method, params);

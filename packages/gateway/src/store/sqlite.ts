@@ -30,6 +30,8 @@ const MIGRATIONS = [
      count INTEGER NOT NULL,
      PRIMARY KEY (key_id, day, code)
    );`,
+  `ALTER TABLE api_keys ADD COLUMN project TEXT NOT NULL DEFAULT 'default';
+   ALTER TABLE api_keys ADD COLUMN credits_per_second INTEGER`,
 ];
 
 /** Opens (creating if needed) the gateway's SQLite database and brings its schema up to date. */
