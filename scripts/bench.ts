@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { seedEvmChain, startAnvil } from '@portico/devchain';
+import { freePort, seedEvmChain, startAnvil } from '@portico/devchain';
 import { parseConfig, startGateway } from '@portico/gateway';
 
 const execFileAsync = promisify(execFile);
@@ -31,17 +31,6 @@ function need(tool: string) {
     );
     process.exit(1);
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    import('node:net').then(({ createServer }) => {
-      const server = createServer().listen(0, '127.0.0.1', () => {
-        const { port } = server.address() as { port: number };
-        server.close(() => resolve(port));
-      });
-    });
-  });
 }
 
 async function startNginx(upstreamPort: number, dir: string) {
@@ -70,7 +59,11 @@ http {
   return { url: `http://127.0.0.1:${port}/`, stop: () => child.kill('SIGTERM') };
 }
 
-async function wrk(url: string, clients: number, script: string): Promise<{ rps: number; p50: number; p99: number }> {
+async function wrk(
+  url: string,
+  clients: number,
+  script: string,
+): Promise<{ rps: number; p50: number; p99: number }> {
   // Asynchronous on purpose: the gateway under test runs in this process and must keep serving.
   const { stdout: out } = await execFileAsync('wrk', [
     '-t',

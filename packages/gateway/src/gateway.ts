@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
+import { MemoryResponseCache } from './cache/response-cache.ts';
 import type { GatewayConfig } from './config/config.ts';
 import type { CreditLedger } from './credits/ledger.ts';
 import { MemoryCreditLedger } from './credits/memory-ledger.ts';
@@ -12,7 +13,9 @@ import { methodTableFor } from './methods/index.ts';
 import type { Network } from './network.ts';
 import { openSqlite, type SqliteDatabase } from './store/sqlite.ts';
 import { createChainContext } from './upstream/chain-context.ts';
+import { HeadTracker } from './upstream/head-tracker.ts';
 import { HttpUpstream } from './upstream/http-upstream.ts';
+import { UpstreamPool } from './upstream/upstream-pool.ts';
 
 export type Gateway = {
   /** http://host:port of the running server. */
@@ -62,7 +65,18 @@ export async function startGateway(
   const logger = options.logger ?? pino({ level: config.logLevel, base: { service: 'gateway' } });
   const stores = options.stores ?? openEmbeddedStores(config.dataDir);
   const networks: Network[] = config.networks.map((n) => {
-    const upstream = new HttpUpstream(n.upstreams[0], { timeoutMs: n.timeoutMs });
+    const upstreams = new UpstreamPool(
+      n.upstreams.map((url) => new HttpUpstream(url, { timeoutMs: n.timeoutMs })),
+      { breakerThreshold: n.breaker.failures, breakerCooldownMs: n.breaker.cooldownMs },
+    );
+    const heads = new HeadTracker(upstreams, n.kind, n.headPollMs);
+    const cache = n.cache.enabled
+      ? new MemoryResponseCache(n.cache.maxEntries, n.cache.unfinalizedTtlMs)
+      : undefined;
+    heads.onHead(({ reorg, finalized }) => {
+      if (reorg) cache?.evictAfterReorg(finalized);
+    });
+    heads.start();
     return {
       name: n.name,
       kind: n.kind,
@@ -70,8 +84,11 @@ export async function startGateway(
       basePath: n.basePath,
       host: n.host,
       methods: methodTableFor(n.kind, n.passthroughCost),
-      upstream,
-      chain: createChainContext(upstream),
+      upstreams,
+      heads,
+      cache,
+      chain: createChainContext(upstreams),
+      inflight: new Map(),
     };
   });
   let publicUrl = config.publicUrl ?? '';
@@ -111,7 +128,8 @@ export async function startGateway(
         server.close(() => resolve());
         server.closeIdleConnections();
       });
-      await Promise.all(networks.map((n) => n.upstream.close()));
+      for (const network of networks) network.heads.stop();
+      await Promise.all(networks.map((n) => n.upstreams.close()));
       if (!options.stores) await stores.close();
     },
   };

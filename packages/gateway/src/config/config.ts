@@ -18,6 +18,12 @@ export type NetworkConfig = {
   passthroughCost: number;
   /** Timeout of one upstream call. Default 30000 ms. */
   timeoutMs: number;
+  /** How often each upstream is asked for its head (also the health check). Default 2000 ms. */
+  headPollMs: number;
+  /** Finality-aware response cache. */
+  cache: { enabled: boolean; maxEntries: number; unfinalizedTtlMs: number };
+  /** Circuit breaker: failures in a row that set an upstream aside, and for how long. */
+  breaker: { failures: number; cooldownMs: number };
 };
 
 export type GatewayConfig = {
@@ -138,6 +144,32 @@ function parseNetwork(raw: unknown, at: string, env: NodeJS.ProcessEnv): Network
     ),
     passthroughCost: integer(network.passthroughCost ?? 80, `${at}.passthroughCost`, 0, 1_000_000),
     timeoutMs: integer(network.timeoutMs ?? 30_000, `${at}.timeoutMs`, 100, 600_000),
+    headPollMs: integer(network.headPollMs ?? 2000, `${at}.headPollMs`, 100, 600_000),
+    cache: parseCache(network.cache, `${at}.cache`),
+    breaker: parseBreaker(network.breaker, `${at}.breaker`),
+  };
+}
+
+function parseCache(raw: unknown, at: string): NetworkConfig['cache'] {
+  if (raw === undefined || raw === true) return { enabled: true, maxEntries: 10_000, unfinalizedTtlMs: 2000 };
+  if (raw === false) return { enabled: false, maxEntries: 0, unfinalizedTtlMs: 0 };
+  const cache = object(raw, at);
+  unknownKeys(cache, ['enabled', 'maxEntries', 'unfinalizedTtlMs'], at);
+  if (cache.enabled !== undefined && typeof cache.enabled !== 'boolean')
+    throw new ConfigError(`${at}.enabled must be true or false`);
+  return {
+    enabled: cache.enabled !== false,
+    maxEntries: integer(cache.maxEntries ?? 10_000, `${at}.maxEntries`, 1, 10_000_000),
+    unfinalizedTtlMs: integer(cache.unfinalizedTtlMs ?? 2000, `${at}.unfinalizedTtlMs`, 0, 3_600_000),
+  };
+}
+
+function parseBreaker(raw: unknown, at: string): NetworkConfig['breaker'] {
+  const breaker = raw === undefined ? {} : object(raw, at);
+  unknownKeys(breaker, ['failures', 'cooldownMs'], at);
+  return {
+    failures: integer(breaker.failures ?? 3, `${at}.failures`, 1, 1000),
+    cooldownMs: integer(breaker.cooldownMs ?? 5000, `${at}.cooldownMs`, 100, 3_600_000),
   };
 }
 

@@ -130,6 +130,7 @@ async function handle(
     headers['x-credits-remaining'] = String(outcome.remaining);
     headers['x-credits-reset'] = nextUtcMidnight(Date.now()).toISOString();
   }
+  if (outcome.cache) headers['x-cache'] = outcome.cache;
   if (outcome.body === undefined) {
     response.writeHead(204, { ...CORS_HEADERS, ...headers }).end();
     return;
