@@ -99,6 +99,8 @@ kill $child 2>/dev/null; wait $child`;
   const stop = () => {
     stopped ??= new Promise<void>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      // The child is unref'd so it never keeps the process alive; while stopping, it must.
+      child.ref();
       child.once('exit', () => resolve());
       killGroup(child, 'SIGTERM');
       setTimeout(() => killGroup(child, 'SIGKILL'), 3000).unref();

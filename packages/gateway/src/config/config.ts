@@ -68,6 +68,9 @@ const NETWORK_KEYS = [
   'upstreams',
   'passthroughCost',
   'timeoutMs',
+  'headPollMs',
+  'cache',
+  'breaker',
 ];
 
 /** Reads a YAML or JSON config file. */

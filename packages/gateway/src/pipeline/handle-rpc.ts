@@ -72,6 +72,7 @@ export async function handleRpc(
       status: outcome.response ? outcome.status : 204,
       body: outcome.response,
       remaining: outcome.remaining,
+      cache: outcome.cache,
     };
   }
   const outcomes = await Promise.all(parsed.items.map((item) => handleItem(item, network, key, deps)));
