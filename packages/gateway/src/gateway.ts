@@ -10,6 +10,7 @@ import type { KeyStore } from './keys/key-store.ts';
 import { SqliteKeyStore } from './keys/sqlite-key-store.ts';
 import { methodTableFor } from './methods/index.ts';
 import type { Network } from './network.ts';
+import { openSharedStores } from './shared-stores/open-shared-stores.ts';
 import { openSqlite, type SqliteDatabase } from './store/sqlite.ts';
 import { createChainContext } from './upstream/chain-context.ts';
 import { HttpUpstream } from './upstream/http-upstream.ts';
@@ -60,7 +61,11 @@ export async function startGateway(
   options: { stores?: GatewayStores; logger?: Logger } = {},
 ): Promise<Gateway> {
   const logger = options.logger ?? pino({ level: config.logLevel, base: { service: 'gateway' } });
-  const stores = options.stores ?? openEmbeddedStores(config.dataDir);
+  const stores =
+    options.stores ??
+    (config.stores?.kind === 'shared'
+      ? await openSharedStores(config.stores, { logger })
+      : openEmbeddedStores(config.dataDir));
   const networks: Network[] = config.networks.map((n) => {
     const upstream = new HttpUpstream(n.upstreams[0], { timeoutMs: n.timeoutMs });
     return {
