@@ -200,10 +200,15 @@ export class PostgresKeyStore implements KeyStore {
     this.listener = client;
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client));
-    client.on('notification', () => this.invalidate());
+    let schema: string | undefined;
+    // The payload is the schema of the changed table: stores in other schemas are not ours.
+    client.on('notification', (message) => {
+      if (schema === undefined || message.payload === schema) this.invalidate();
+    });
     try {
       await client.connect();
       await client.query(`LISTEN ${KEYS_CHANNEL}`);
+      schema = (await client.query<{ schema: string }>('SELECT current_schema() AS schema')).rows[0].schema;
       if (this.listener !== client) {
         await client.end().catch(() => {});
         return;
