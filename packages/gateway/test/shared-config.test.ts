@@ -15,7 +15,7 @@ test('shared stores take their URLs from the environment and fail closed by defa
   const config = parseConfig(
     {
       ...base,
-      stores: { kind: 'shared', databaseUrl: '${PG_URL}', redisUrl: 'redis://:${REDIS_PASS}@cache:6379/0' },
+      stores: { kind: 'shared', databaseUrl: `\${PG_URL}`, redisUrl: `redis://:\${REDIS_PASS}@cache:6379/0` },
     },
     env,
   );
@@ -53,7 +53,7 @@ test('a wrong stores section is refused with the field named', () => {
     [{ ...shared, redisFailure: 'maybe' }, /stores\.redisFailure must be closed or open/],
     [{ ...shared, redisKeyPrefix: 'has space' }, /stores\.redisKeyPrefix/],
     [{ ...shared, poolSize: 3 }, /stores has unknown field\(s\): poolSize/],
-    [{ ...shared, databaseUrl: '${NOPE}' }, /stores\.databaseUrl uses \$\{NOPE\}/],
+    [{ ...shared, databaseUrl: `\${NOPE}` }, /stores\.databaseUrl uses \$\{NOPE\}/],
     ['shared', /stores must be an object/],
   ];
   for (const [stores, message] of cases) assert.throws(() => parseConfig({ ...base, stores }, {}), message);

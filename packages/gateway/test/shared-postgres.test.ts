@@ -13,7 +13,7 @@ import {
 import { PostgresKeyStore } from '../src/shared-stores/postgres-key-store.ts';
 import { PostgresUsageRecorder } from '../src/shared-stores/postgres-usage-recorder.ts';
 import { openSqlite } from '../src/store/sqlite.ts';
-import { eventually, freshSchema } from './shared-services.ts';
+import { eventually, freshSchema, startTcpProxy } from './shared-services.ts';
 
 const postgres = serviceUrl('DATABASE_URL');
 
@@ -127,6 +127,28 @@ describe('shared PostgreSQL stores', { skip: postgres.skip }, () => {
     assert.ok(await eventually(async () => (await b.authenticate(key))?.dailyCredits === 42));
     await a.revoke(record.id);
     assert.ok(await eventually(async () => (await b.authenticate(key)) === undefined));
+  });
+
+  test('while the change listener is cut off the cache is bypassed, so a revoke takes effect at once', async () => {
+    const proxy = await startTcpProxy(schema.url);
+    try {
+      // The listener connects through the proxy; queries use the direct pool.
+      const store = new PostgresKeyStore(pool, proxy.url, { reconnectMs: 50 });
+      toClose.push(store);
+      await store.whenListening();
+      assert.equal(store.caching, true);
+      const writer = await openPostgresKeys();
+      const { key, record } = await writer.create({ name: 'cut' });
+      assert.equal((await store.authenticate(key))?.id, record.id);
+      proxy.cut();
+      assert.ok(await eventually(() => !store.caching), 'the lost listener is noticed');
+      await writer.revoke(record.id);
+      assert.equal(await store.authenticate(key), undefined);
+      proxy.restore();
+      assert.ok(await eventually(() => store.caching), 'the listener reconnects by itself');
+    } finally {
+      await proxy.close();
+    }
   });
 
   test('PostgreSQL usage recorder sums the same usage and errors as the SQLite one', async () => {

@@ -88,7 +88,7 @@ export async function startTcpProxy(targetUrl: string): Promise<TcpProxy> {
     for (const socket of sockets) socket.destroy();
   };
   return {
-    url: `${target.protocol}//${target.username ? `${target.username}@` : ''}127.0.0.1:${port}${target.pathname}`,
+    url: `${target.protocol}//${target.username ? `${target.username}@` : ''}127.0.0.1:${port}${target.pathname}${target.search}`,
     cut() {
       open = false;
       cutAll();
