@@ -61,9 +61,10 @@ test('a wrong stores section is refused with the field named', () => {
 });
 
 test('an unreachable shared store has its own error code on EVM and Solana networks', () => {
-  const { evm, solana, http } = GATEWAY_ERRORS.storeUnavailable;
+  const codes: Record<string, { evm: number; solana: number; http: number }> = GATEWAY_ERRORS;
+  const { evm, solana, http } = codes.storeUnavailable;
   assert.equal(http, 503);
-  const others = Object.entries(GATEWAY_ERRORS).filter(([name]) => name !== 'storeUnavailable');
+  const others = Object.entries(codes).filter(([name]) => name !== 'storeUnavailable');
   assert.ok(others.every(([, codes]) => codes.evm !== evm && codes.solana !== solana));
   assert.ok(evm !== -32005 && evm !== -32016);
   assert.ok(solana < -32019 || solana > -32001);
