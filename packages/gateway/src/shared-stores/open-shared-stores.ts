@@ -26,7 +26,14 @@ export async function openSharedStores(
   options: SharedStoresOptions = {},
 ): Promise<GatewayStores> {
   const logger = options.logger;
-  const warn = (what: string) => (error: Error) => logger?.warn({ err: error.message }, what);
+  // At most one line per kind of problem every 10 s, so an outage does not flood the log.
+  const lastWarned = new Map<string, number>();
+  const warn = (what: string) => (error: Error) => {
+    const now = Date.now();
+    if (now - (lastWarned.get(what) ?? -Infinity) < 10_000) return;
+    lastWarned.set(what, now);
+    logger?.warn({ err: error.message }, what);
+  };
   const pool = createPostgresPool(config.databaseUrl, warn('postgres connection error'));
   try {
     const applied = await migratePostgres(pool);
