@@ -11,6 +11,7 @@ import type { KeyStore } from './keys/key-store.ts';
 import { SqliteKeyStore } from './keys/sqlite-key-store.ts';
 import { methodTableFor } from './methods/index.ts';
 import type { Network } from './network.ts';
+import { openSharedStores } from './shared-stores/open-shared-stores.ts';
 import { openSqlite, type SqliteDatabase } from './store/sqlite.ts';
 import { createChainContext } from './upstream/chain-context.ts';
 import { HeadTracker } from './upstream/head-tracker.ts';
@@ -63,7 +64,11 @@ export async function startGateway(
   options: { stores?: GatewayStores; logger?: Logger } = {},
 ): Promise<Gateway> {
   const logger = options.logger ?? pino({ level: config.logLevel, base: { service: 'gateway' } });
-  const stores = options.stores ?? openEmbeddedStores(config.dataDir);
+  const stores =
+    options.stores ??
+    (config.stores?.kind === 'shared'
+      ? await openSharedStores(config.stores, { logger })
+      : openEmbeddedStores(config.dataDir));
   const networks: Network[] = config.networks.map((n) => {
     const upstreams = new UpstreamPool(
       n.upstreams.map((url) => new HttpUpstream(url, { timeoutMs: n.timeoutMs })),

@@ -26,6 +26,21 @@ export type NetworkConfig = {
   breaker: { failures: number; cooldownMs: number };
 };
 
+/** Where keys, usage and balances live: `embedded` (one instance) or `shared` (several instances). */
+export type StoresConfig = { kind: 'embedded' } | SharedStoresConfig;
+
+export type SharedStoresConfig = {
+  kind: 'shared';
+  /** PostgreSQL for keys and usage (`postgres://…`); `${VAR}` is taken from the environment. */
+  databaseUrl: string;
+  /** Redis for daily balances and per-second windows (`redis://…` or `rediss://…`). */
+  redisUrl: string;
+  /** While Redis is unreachable: `closed` (default) refuses metered requests, `open` meters locally. */
+  redisFailure: 'closed' | 'open';
+  /** Prefix of the gateway's Redis keys. Default `portico:`. */
+  redisKeyPrefix: string;
+};
+
 export type GatewayConfig = {
   host: string;
   port: number;
@@ -39,6 +54,8 @@ export type GatewayConfig = {
   maxBatchSize: number;
   logLevel: string;
   networks: NetworkConfig[];
+  /** Default (absent) `{ kind: 'embedded' }`. */
+  stores?: StoresConfig;
 };
 
 export class ConfigError extends Error {
@@ -58,7 +75,9 @@ const GATEWAY_KEYS = [
   'maxBatchSize',
   'logLevel',
   'networks',
+  'stores',
 ];
+const STORES_KEYS = ['kind', 'databaseUrl', 'redisUrl', 'redisFailure', 'redisKeyPrefix'];
 const NETWORK_KEYS = [
   'name',
   'kind',
@@ -111,7 +130,48 @@ export function parseConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env):
     maxBatchSize: integer(root.maxBatchSize ?? 100, 'maxBatchSize', 1, 1000),
     logLevel: optionalString(root.logLevel, 'logLevel') ?? 'info',
     networks: parsed,
+    stores: parseStores(root.stores, env),
   };
+}
+
+function parseStores(raw: unknown, env: NodeJS.ProcessEnv): StoresConfig {
+  if (raw === undefined || raw === null) return { kind: 'embedded' };
+  const stores = object(raw, 'stores');
+  unknownKeys(stores, STORES_KEYS, 'stores');
+  const kind = stores.kind ?? 'embedded';
+  if (kind === 'embedded') {
+    const extra = Object.keys(stores).filter((k) => k !== 'kind');
+    if (extra.length) throw new ConfigError(`stores: ${extra.join(', ')} apply only to kind: shared`);
+    return { kind };
+  }
+  if (kind !== 'shared') throw new ConfigError('stores.kind must be embedded or shared');
+  const redisFailure = stores.redisFailure ?? 'closed';
+  if (redisFailure !== 'closed' && redisFailure !== 'open')
+    throw new ConfigError('stores.redisFailure must be closed or open');
+  const redisKeyPrefix = optionalString(stores.redisKeyPrefix, 'stores.redisKeyPrefix') ?? 'portico:';
+  if (!/^[A-Za-z0-9:_.-]{0,64}$/.test(redisKeyPrefix))
+    throw new ConfigError('stores.redisKeyPrefix must be at most 64 of A-Z a-z 0-9 : _ . -');
+  return {
+    kind,
+    databaseUrl: serviceUrl(stores.databaseUrl, env, 'stores.databaseUrl', ['postgres:', 'postgresql:']),
+    redisUrl: serviceUrl(stores.redisUrl, env, 'stores.redisUrl', ['redis:', 'rediss:']),
+    redisFailure,
+    redisKeyPrefix,
+  };
+}
+
+function serviceUrl(value: unknown, env: NodeJS.ProcessEnv, at: string, protocols: string[]): string {
+  const text = substitute(value, env, at);
+  if (typeof text !== 'string') throw new ConfigError(`${at} is required for shared stores`);
+  let protocol: string;
+  try {
+    protocol = new URL(text).protocol;
+  } catch {
+    throw new ConfigError(`${at} must be a URL (${protocols.join(' or ')}//…)`);
+  }
+  if (!protocols.includes(protocol))
+    throw new ConfigError(`${at} must start with ${protocols.join(' or ')}//`);
+  return text;
 }
 
 function parseNetwork(raw: unknown, at: string, env: NodeJS.ProcessEnv): NetworkConfig {
