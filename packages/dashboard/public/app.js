@@ -507,8 +507,12 @@ async function keysView(ticket) {
         h(
           'div',
           { className: 'project-head' },
-          h('h2', { id: headingId }, h('span', { className: 'muted' }, 'Project '), project),
-          h('span', { className: 'muted' }, `${live} live, ${projectKeys.length - live} revoked`),
+          h(
+            'div',
+            { className: 'project-title' },
+            h('h2', { id: headingId }, h('span', { className: 'muted' }, 'Project '), project),
+            h('span', { className: 'muted' }, `${live} live, ${projectKeys.length - live} revoked`),
+          ),
           h(
             'div',
             { className: 'actions' },
@@ -894,6 +898,11 @@ async function keyView(ticket, id) {
 
 // ---------------------------------------------------------------- usage
 
+/** Numeric columns align right; `wide` columns are left out on narrow screens. */
+function cellClass(column) {
+  return [column.numeric ? 'num' : '', column.wide ? 'wide-only' : ''].join(' ').trim() || null;
+}
+
 function table({ caption, id, columns, rows, empty }) {
   if (rows.length === 0) return h('p', { className: 'empty', id }, empty);
   return h(
@@ -909,7 +918,7 @@ function table({ caption, id, columns, rows, empty }) {
         h(
           'tr',
           {},
-          columns.map((c) => h('th', { scope: 'col', className: c.numeric ? 'num' : null }, c.label)),
+          columns.map((c) => h('th', { scope: 'col', className: cellClass(c) }, c.label)),
         ),
       ),
       h(
@@ -922,7 +931,7 @@ function table({ caption, id, columns, rows, empty }) {
             columns.map((c, i) =>
               h(
                 i === 0 ? 'th' : 'td',
-                { scope: i === 0 ? 'row' : null, className: c.numeric ? 'num' : null },
+                { scope: i === 0 ? 'row' : null, className: cellClass(c) },
                 c.value(row),
               ),
             ),
@@ -1115,12 +1124,14 @@ async function usageView(ticket, params) {
           { label: 'Credits', numeric: true, value: (m) => formatNumber(m.credits) },
           { label: 'Requests', numeric: true, value: (m) => formatNumber(m.requests) },
           {
-            label: 'Credits per request',
+            label: 'Avg credits',
+            wide: true,
             numeric: true,
             value: (m) => formatDecimal(m.credits / m.requests),
           },
           {
             label: 'Share',
+            wide: true,
             numeric: true,
             value: (m) => (totalCredits ? `${formatDecimal((m.credits / totalCredits) * 100)} %` : '–'),
           },
