@@ -521,7 +521,7 @@ async function keysView(ticket) {
               {
                 href: `#/usage?project=${encodeURIComponent(project)}`,
                 className: 'button secondary',
-                'aria-label': `Usage of project ${project}`,
+                'aria-label': `Project usage of ${project}`,
               },
               'Project usage',
             ),
@@ -530,7 +530,7 @@ async function keysView(ticket) {
               {
                 href: `#/keys/new?project=${encodeURIComponent(project)}`,
                 className: 'button secondary',
-                'aria-label': `Add a key to project ${project}`,
+                'aria-label': `Add key to project ${project}`,
               },
               'Add key',
             ),
