@@ -498,8 +498,8 @@ async function keysView(ticket) {
           { className: 'lead' },
           `${keys.length} key${keys.length === 1 ? '' : 's'} in ${projects.length} project${projects.length === 1 ? '' : 's'}. Create a key in a new project to start that project.`,
         ),
-    projects.map(([project, projectKeys]) => {
-      const headingId = `project-${project.replace(/[^A-Za-z0-9_-]/g, '-')}`;
+    projects.map(([project, projectKeys], index) => {
+      const headingId = `project-${index}`;
       const live = projectKeys.filter((k) => k.revokedAt === null).length;
       return h(
         'section',

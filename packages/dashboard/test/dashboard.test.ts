@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type Anvil, startAnvil } from '@portico/devchain';
@@ -121,6 +123,35 @@ test('the handler serves the page and uPlot under its base path and leaves other
   assert.equal(elsewhere.status, 404);
   assert.match(await elsewhere.text(), /no network at \/elsewhere/);
   assert.equal((await fetch(`${gateway.url}/healthz`)).status, 200);
+});
+
+test('under another base path the handler serves only that path, and a bad base path is refused', async () => {
+  const handler = createDashboardHandler({ basePath: '/ops/dash/' });
+  const server = createServer((request, response) => {
+    if (!handler(request, response)) response.writeHead(418).end();
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  try {
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    assert.equal((await fetch(`${base}/ops/dash/`)).status, 200);
+    assert.equal(
+      (await fetch(`${base}/ops/dash/style.css`)).headers.get('content-type'),
+      'text/css; charset=utf-8',
+    );
+    assert.equal(
+      (await fetch(`${base}/ops/dash`, { redirect: 'manual' })).headers.get('location'),
+      '/ops/dash/',
+    );
+    assert.equal((await fetch(`${base}/dashboard/`)).status, 418);
+    assert.equal((await fetch(`${base}/ops/dashboard`)).status, 418);
+    const head = await fetch(`${base}/ops/dash/app.js`, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(await head.text(), '');
+  } finally {
+    await new Promise((done) => server.close(done));
+  }
+  assert.throws(() => createDashboardHandler({ basePath: 'dashboard' }), RangeError);
+  assert.throws(() => createDashboardHandler({ basePath: '/' }), RangeError);
 });
 
 test('a wrong admin token is refused with a message saying so, and nothing is stored', async () => {
