@@ -6,7 +6,7 @@ import type { CreditLedger } from './credits/ledger.ts';
 import { MemoryCreditLedger } from './credits/memory-ledger.ts';
 import { MemoryRateLimiter, type RateLimiter } from './credits/rate-limiter.ts';
 import { SqliteUsageRecorder, type UsageRecorder } from './credits/usage-recorder.ts';
-import { createHttpServer, listen } from './http/server.ts';
+import { createHttpServer, type HttpServerDependencies, listen } from './http/server.ts';
 import type { KeyStore } from './keys/key-store.ts';
 import { SqliteKeyStore } from './keys/sqlite-key-store.ts';
 import { methodTableFor } from './methods/index.ts';
@@ -61,7 +61,12 @@ export function openEmbeddedStores(dataDir: string | undefined): GatewayStores {
 /** Starts the gateway described by `config`. */
 export async function startGateway(
   config: GatewayConfig,
-  options: { stores?: GatewayStores; logger?: Logger } = {},
+  options: {
+    stores?: GatewayStores;
+    logger?: Logger;
+    /** Extra request handlers (e.g. the dashboard), tried before the 404; true means handled. */
+    extraHandlers?: HttpServerDependencies['extraHandlers'];
+  } = {},
 ): Promise<Gateway> {
   const logger = options.logger ?? pino({ level: config.logLevel, base: { service: 'gateway' } });
   const stores =
@@ -107,6 +112,7 @@ export async function startGateway(
     maxBatchSize: config.maxBatchSize,
     admin: config.adminToken ? { adminToken: config.adminToken } : undefined,
     publicUrl: () => publicUrl,
+    extraHandlers: options.extraHandlers,
     onInternalError: (error, context) =>
       logger.warn(
         { ...context, err: error instanceof Error ? error.message : String(error) },

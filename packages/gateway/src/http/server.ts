@@ -18,6 +18,8 @@ export type HttpServerDependencies = RpcDependencies & {
   maxBodyBytes: number;
   admin?: Omit<AdminDependencies, 'publicUrl' | 'networks' | 'keys' | 'ledger' | 'usage'>;
   publicUrl: () => string;
+  /** Tried in order for paths that are not RPC, /healthz or /admin; one that returns true answered. */
+  extraHandlers?: readonly ((request: IncomingMessage, response: ServerResponse) => boolean)[];
 };
 
 /** The gateway's HTTP front: RPC at `{base}/v3/<key>`, `/healthz`, and the admin API. */
@@ -65,6 +67,7 @@ async function handle(
   }
   const route = routeRpc(deps.networks, request.headers.host, path);
   if (route === undefined || route === 'no-network') {
+    if (deps.extraHandlers?.some((extra) => extra(request, response))) return;
     const known = deps.networks.map((n) => `${n.basePath}/v3/<API_KEY>`).join(', ');
     return sendJson(
       response,
