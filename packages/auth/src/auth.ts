@@ -171,8 +171,8 @@ export class Auth {
   }
 
   /**
-   * Logs in: parks the request ECIES-encrypted under a fresh loginId, opens the login page (or, for
-   * `loginProvider: "jwt"` with `extraLoginOptions.id_token`, asks the service directly), then reads
+   * Logs in: parks the request ECIES-encrypted under a fresh loginId, opens the login page (or, for a
+   * JWT provider with `extraLoginOptions.id_token`, asks the service directly), then reads
    * the new session. Resolves with the state; rejects with `AuthError` (`USER_CANCELLED`, `LOGIN_FAILED`).
    */
   async login(loginParams: AuthLoginParams = {}): Promise<AuthState> {
@@ -199,7 +199,10 @@ export class Auth {
     }
 
     let result: LoginResult;
-    if (params.loginProvider === 'jwt' && params.extraLoginOptions?.id_token) {
+    const provider = params.loginProvider;
+    const isJwt =
+      provider === 'jwt' || (provider && this.initParams.loginConfig?.[provider]?.typeOfLogin === 'jwt');
+    if (isJwt && params.extraLoginOptions?.id_token) {
       const res = await this.post<LoginResult>('/api/login/jwt', { loginId });
       result = res.status === 200 ? res.body : { error: res.body.error ?? `status ${res.status}` };
     } else {
