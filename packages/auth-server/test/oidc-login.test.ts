@@ -11,7 +11,7 @@ import {
   FileStorage,
   getAppScopedKey,
   MemoryStorage,
-} from '@portico/auth';
+} from '@portico/auth/node';
 import { type AuthServer, startAuthServer } from '@portico/auth-server';
 import { launchChromium, tempDir } from '@portico/testkit';
 import Provider from 'oidc-provider';

@@ -23,15 +23,12 @@ export {
   secp256k1PublicKey,
 } from './keys.ts';
 export {
-  type MigrateConfigFileResult,
   type MigrateInitParamsResult,
-  migrateConfigFile,
   migrateInitParams,
 } from './migrate.ts';
 export {
   BrowserStorage,
   defaultStorage,
-  FileStorage,
   MemoryStorage,
   type StorageAdapter,
 } from './storage.ts';

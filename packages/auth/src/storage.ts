@@ -42,36 +42,6 @@ export class BrowserStorage implements StorageAdapter {
   }
 }
 
-/** Keeps values in a JSON file (Node); the file holds only the sessionId. */
-export class FileStorage implements StorageAdapter {
-  constructor(private readonly path: string) {}
-  private async read(): Promise<Record<string, string>> {
-    const { readFile } = await import('node:fs/promises');
-    try {
-      return JSON.parse(await readFile(this.path, 'utf8')) as Record<string, string>;
-    } catch {
-      return {};
-    }
-  }
-  private async write(values: Record<string, string>): Promise<void> {
-    const { writeFile } = await import('node:fs/promises');
-    await writeFile(this.path, JSON.stringify(values), { mode: 0o600 });
-  }
-  async get(key: string): Promise<string | null> {
-    return (await this.read())[key] ?? null;
-  }
-  async set(key: string, value: string): Promise<void> {
-    const values = await this.read();
-    values[key] = value;
-    await this.write(values);
-  }
-  async remove(key: string): Promise<void> {
-    const values = await this.read();
-    delete values[key];
-    await this.write(values);
-  }
-}
-
 /** localStorage when present, memory otherwise. */
 export function defaultStorage(): StorageAdapter {
   const g = globalThis as { localStorage?: WebStorage };

@@ -13,7 +13,7 @@ import {
   normalizeInitParams,
   resolveSdkUrl,
   validateLoginParams,
-} from '../src/index.ts';
+} from '../src/node.ts';
 
 const base = { clientId: 'BPi5PB_UiIZ', network: 'sapphire_devnet' } as const;
 
