@@ -87,6 +87,8 @@ const PAGE_FILES: Record<string, { file: string; type: string }> = {
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
+/** Endpoints the client library calls from the app's origin (no cookies: keys and signatures authenticate). */
+const CORS_PATHS = new Set(['/api/session', '/api/session/get', '/api/session/invalidate', '/api/login/jwt']);
 const FLOW_TTL_MS = 10 * 60 * 1000;
 const MAX_BODY = 64 * 1024;
 const HEX_KEY = /^04[0-9a-f]{128}$/;
@@ -517,6 +519,18 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', sdkUrl);
+    if (CORS_PATHS.has(url.pathname)) {
+      res.setHeader('access-control-allow-origin', '*');
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204, {
+          'access-control-allow-methods': 'POST',
+          'access-control-allow-headers': 'content-type',
+          'access-control-max-age': '600',
+        });
+        res.end();
+        return;
+      }
+    }
     const run = async () => {
       if (req.method === 'GET') {
         const page = PAGE_FILES[url.pathname === '/start/' ? '/start' : url.pathname];
