@@ -117,6 +117,8 @@ interface Flow {
   loginId: string;
   provider: string;
   oidc?: OidcFlow;
+  /** Set only for flows the development login may complete. */
+  dev?: true;
 }
 
 /**
@@ -151,7 +153,16 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const sdkUrl = (options.publicUrl ?? `http://${host}:${address.port}`).replace(/\/+$/, '');
-  const signer = await TokenSigner.load(store, envelope, options.issuerUrl ?? sdkUrl);
+  let signer: TokenSigner;
+  try {
+    signer = await TokenSigner.load(store, envelope, options.issuerUrl ?? sdkUrl);
+  } catch (err) {
+    await new Promise<void>((ok) => server.close(() => ok()));
+    await store.close();
+    throw new Error(
+      `auth: cannot open the stored signing key (wrong master key?): ${(err as Error).message}`,
+    );
+  }
   const pages = new Map<string, Buffer>();
   for (const [path, { file }] of Object.entries(PAGE_FILES))
     pages.set(path, readFileSync(resolve(PAGE_DIR, file)));
@@ -175,8 +186,14 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
       throw new HttpError(400, 'Login request could not be decrypted');
     }
     // The request comes from the app: validate it like the library does.
-    const { params } = normalizeInitParams({ ...request.options, sdkUrl: undefined, redirectUrl: undefined });
-    const loginParams = validateLoginParams(request.params, params);
+    let params: ReturnType<typeof normalizeInitParams>['params'];
+    let loginParams: LoginRequest['params'];
+    try {
+      ({ params } = normalizeInitParams({ ...request.options, sdkUrl: undefined, redirectUrl: undefined }));
+      loginParams = validateLoginParams(request.params, params);
+    } catch (err) {
+      throw new HttpError(400, (err as Error).message);
+    }
     const redirectUrl = new URL(request.options.redirectUrl);
     if (redirectUrl.protocol !== 'https:' && redirectUrl.protocol !== 'http:') {
       throw new HttpError(400, 'redirectUrl must be http(s)');
@@ -341,7 +358,7 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
     if (config?.type === 'aggregate')
       throw new HttpError(400, `Verifier "${target.authVerifier}" is an aggregate`);
     // Development login (configured `dev` verifier, or devLogin for an unconfigured one).
-    return { devState: await putFlow({ loginId, provider }) };
+    return { devState: await putFlow({ loginId, provider, dev: true }) };
   }
 
   // ---- routes ------------------------------------------------------------------------------
@@ -503,6 +520,10 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
         const email = typeof body.email === 'string' ? body.email.trim().toLowerCase() : '';
         if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new HttpError(400, 'A valid email is required');
         const target = resolveProvider(request, flow.provider);
+        const config = verifierConfigs[target.authVerifier];
+        if (!flow.dev || flow.oidc || (config ? config.type !== 'dev' : !devLogin)) {
+          throw new HttpError(403, 'This login cannot be completed by the development login');
+        }
         const name =
           typeof body.name === 'string' && body.name.trim() ? body.name.trim() : email.split('@')[0];
         return [

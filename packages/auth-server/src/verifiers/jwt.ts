@@ -85,7 +85,7 @@ export class JwtVerifier {
     if (typeof raw !== 'string' || raw === '')
       throw new VerifierError(`Token has no verifier id in "${field}"`);
     const verifierId = this.config.isVerifierIdCaseSensitive === false ? raw.toLowerCase() : raw;
-    const hash = bytesToHex(sha256(utf8ToBytes(`${this.name}\n${token}`)));
+    const hash = bytesToHex(sha256(utf8ToBytes(`jwt\n${token}`)));
     const keepUntil = ((payload.exp ?? (payload.iat ?? 0) + maxAge) + leeway + 60) * 1000;
     if (!(await this.store.markTokenUsed(hash, Math.max(keepUntil, Date.now() + (maxAge + leeway) * 1000)))) {
       throw new VerifierError('Duplicate token found');
