@@ -218,6 +218,24 @@ describe('custom JWT login (local JWKS issuer, SQLite store)', () => {
     assert.deepEqual(third.state, {});
   });
 
+  it('a second login replaces the session; a failed one keeps it and records the error', async () => {
+    const storage = new MemoryStorage();
+    const auth = await loginWith(await issuer.sign(claims('kate')), 'jwt', {}, storage);
+    const firstSession = auth.state.sessionId!;
+    await auth.login({
+      loginProvider: 'jwt',
+      extraLoginOptions: { id_token: await issuer.sign(claims('kate')) },
+    });
+    assert.notEqual(auth.state.sessionId, firstSession);
+    const stale = new MemoryStorage();
+    await stale.set(`portico-auth:${CLIENT_ID}`, firstSession);
+    assert.deepEqual((await Auth.create(init(), { storage: stale })).state, {}, 'the old session is gone');
+    const token = await issuer.sign(claims('kate'), { key: issuer.otherKey });
+    await assert.rejects(auth.login({ loginProvider: 'jwt', extraLoginOptions: { id_token: token } }));
+    assert.equal(auth.state.error, 'Invalid token signature');
+    assert.equal(auth.getUserInfo().verifierId, 'kate');
+  });
+
   it('expires a session after sessionTime', async () => {
     const storage = new MemoryStorage();
     await loginWith(await issuer.sign(claims('ivy')), 'jwt', { sessionTime: 120 }, storage);

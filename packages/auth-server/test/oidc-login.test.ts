@@ -19,6 +19,10 @@ import type { Browser, Page } from 'playwright-core';
 
 const CLIENT_ID = 'BPi5PB_UiIZ-cPz1GtV5i1I2iOSOHuimiXBI0e-Oe_u6X3oVAbCiAZOTEBtTXw4tsluTITPqA8zMsfxIKMjiqNQ';
 const SCREENSHOTS = new URL('../../../docs/screenshots/', import.meta.url).pathname;
+const svg = (fill: string) =>
+  `data:image/svg+xml,${encodeURIComponent(`<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><circle cx="32" cy="32" r="30" fill="${fill}"/></svg>`)}`;
+const LOGO_FOR_DARK = svg('#ffd54f');
+const LOGO_FOR_LIGHT = svg('#37474f');
 
 /** A real OpenID provider (oidc-provider) with its development login and consent screens. */
 async function startOpenIdProvider(
@@ -137,6 +141,8 @@ describe('OIDC login through the login page in Chromium', () => {
       theme: { primary: '#E91E63' },
       defaultLanguage: 'ja',
       appUrl: 'https://demo.portico.test',
+      logoLight: LOGO_FOR_DARK,
+      logoDark: LOGO_FOR_LIGHT,
     });
     const auth = await Auth.create(params, {
       storage,
@@ -148,6 +154,7 @@ describe('OIDC login through the login page in Chromium', () => {
         assert.equal(await style('button.main', 'background-color'), 'rgb(233, 30, 99)');
         assert.equal(await style('body', 'background-color'), 'rgb(14, 17, 24)');
         assert.equal(await p.textContent('#app-url a'), 'demo.portico.test');
+        assert.equal(await p.getAttribute('#logo', 'src'), LOGO_FOR_DARK);
         await p.screenshot({ path: join(SCREENSHOTS, 'auth-login-dark-ja.png') });
         await p.click('button[data-provider="portico"]');
         // The provider's own (development) login and consent screens.
@@ -206,6 +213,8 @@ describe('OIDC login through the login page in Chromium', () => {
         theme: { primary: '#0A7D32' },
         defaultLanguage: 'de',
         useLogoLoader: true,
+        logoLight: LOGO_FOR_DARK,
+        logoDark: LOGO_FOR_LIGHT,
       }),
       {
         storage: new MemoryStorage(),
@@ -216,6 +225,9 @@ describe('OIDC login through the login page in Chromium', () => {
           assert.equal(await style('button.main', 'background-color'), 'rgb(10, 125, 50)');
           assert.equal(await style('body', 'background-color'), 'rgb(244, 246, 251)');
           assert.equal(await p.getAttribute('html', 'lang'), 'de');
+          assert.equal(await p.getAttribute('#logo', 'src'), LOGO_FOR_LIGHT);
+          // The logo loader replaces the spinner.
+          assert.equal(await p.isHidden('#spinner'), true);
           await p.screenshot({ path: join(SCREENSHOTS, 'auth-login-light-de.png') });
           await p.click('#cancel');
         }),
@@ -243,5 +255,38 @@ describe('OIDC login through the login page in Chromium', () => {
     });
     await assert.rejects(auth.login(), /cancelled/i);
     await page.emulateMedia({ colorScheme: 'light' });
+  });
+
+  it('reports USER_CANCELLED when the user cancels at the OpenID provider', async () => {
+    const auth = await Auth.create(init(undefined), {
+      storage: new MemoryStorage(),
+      openUrl: opener(async (p) => {
+        await p.waitForURL((u) => u.href.startsWith(op.issuer));
+        await p.click('a:has-text("Cancel")');
+      }),
+    });
+    await assert.rejects(
+      auth.login({ loginProvider: 'portico', extraLoginOptions: { prompt: 'login' } }),
+      (err: unknown) => err instanceof AuthError && err.code === 'USER_CANCELLED',
+    );
+  });
+
+  it('speaks all nine languages', async () => {
+    const titles = new Map<string, string>();
+    for (const lang of ['en', 'de', 'ja', 'ko', 'zh', 'es', 'fr', 'pt', 'nl'] as const) {
+      const auth = await Auth.create(init({ appName: 'Zeta', defaultLanguage: lang }), {
+        storage: new MemoryStorage(),
+        openUrl: opener(async (p) => {
+          await p.waitForSelector('#providers button');
+          assert.equal(await p.getAttribute('html', 'lang'), lang);
+          const title = (await p.textContent('#title')) ?? '';
+          assert.ok(title.includes('Zeta'), title);
+          titles.set(lang, `${title}|${await p.textContent('#cancel')}|${await p.textContent('#powered')}`);
+          await p.click('#cancel');
+        }),
+      });
+      await assert.rejects(auth.login(), /cancelled/i);
+    }
+    assert.equal(new Set(titles.values()).size, 9, [...titles.values()].join('\n'));
   });
 });

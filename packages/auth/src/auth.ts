@@ -212,13 +212,17 @@ export class Auth {
     }
     if (!result.sessionId) {
       if (result.code === 'USER_CANCELLED') throw AuthError.userCancelled();
-      this.current = { error: result.error };
+      // A failed attempt keeps any session already in place and records why.
+      this.current = { ...this.current, error: result.error };
       throw new AuthError('LOGIN_FAILED', result.error ?? 'Login failed');
     }
     const state = await this.readSession(result.sessionId);
     if (!state) throw new AuthError('LOGIN_FAILED', 'The new session could not be read');
+    const previous = this.current.sessionId;
     await this.storage.set(this.storageKey, result.sessionId);
     this.current = state;
+    // The new session replaces the old one: end the old one on the service too (best effort).
+    if (previous && previous !== result.sessionId) await this.invalidate(previous).catch(() => {});
     return this.state;
   }
 
@@ -270,6 +274,12 @@ export class Auth {
   async logout(): Promise<void> {
     const sessionId = this.current.sessionId;
     if (!sessionId) throw AuthError.noUserFound();
+    await this.invalidate(sessionId);
+    await this.storage.remove(this.storageKey);
+    this.current = {};
+  }
+
+  private async invalidate(sessionId: string): Promise<void> {
     const key = storeKeyOf(sessionId);
     const res = await this.post<{ error?: string }>('/api/session/invalidate', {
       key,
@@ -278,8 +288,6 @@ export class Auth {
     if (res.status !== 200 && res.status !== 404) {
       throw new AuthError('SERVICE_ERROR', `Logout failed: ${res.body.error ?? res.status}`);
     }
-    await this.storage.remove(this.storageKey);
-    this.current = {};
   }
 
   /** `coreKitKey` when `useCoreKitKey`, else the app-scoped `privKey`; `""` with no session. */
