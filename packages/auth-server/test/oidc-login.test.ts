@@ -213,6 +213,7 @@ describe('OIDC login through the login page in Chromium', () => {
         theme: { primary: '#0A7D32' },
         defaultLanguage: 'de',
         useLogoLoader: true,
+        appUrl: 'https://beispiel.portico.test',
         logoLight: LOGO_FOR_DARK,
         logoDark: LOGO_FOR_LIGHT,
       }),
@@ -242,7 +243,7 @@ describe('OIDC login through the login page in Chromium', () => {
 
   it('follows the system colour scheme in auto mode and defaults to English and #0364FF', async () => {
     await page.emulateMedia({ colorScheme: 'dark' });
-    const auth = await Auth.create(init({ appName: 'Auto App' }), {
+    const auth = await Auth.create(init({ appName: 'Auto App', appUrl: 'https://auto.portico.test' }), {
       storage: new MemoryStorage(),
       openUrl: opener(async (p) => {
         await p.waitForSelector('#providers button');

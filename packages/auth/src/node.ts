@@ -70,3 +70,35 @@ export async function migrateConfigFile(path: string): Promise<MigrateConfigFile
   }
   return { json: `${JSON.stringify(result, null, 2)}\n`, changes };
 }
+
+/**
+ * `portico migrate-config FILE`: rewrites a v6 JSON config to v7 in place (unless `write: false`)
+ * and prints one line per change. Returns the process exit code (0 done, 1 invalid config).
+ */
+export async function migrateConfigCommand(
+  file: string,
+  opts: { write?: boolean; print?: (line: string) => void } = {},
+): Promise<number> {
+  const print = opts.print ?? ((line: string) => console.log(line));
+  let result: MigrateConfigFileResult;
+  try {
+    result = await migrateConfigFile(file);
+  } catch (err) {
+    print(`${file}: ${(err as Error).message}`);
+    return 1;
+  }
+  if (result.changes.length === 0) {
+    print(`${file}: already v7, nothing to change`);
+    return 0;
+  }
+  for (const change of result.changes) print(`${change.field} → ${change.to}: ${change.message}`);
+  if (opts.write === false) {
+    print(result.json.trimEnd());
+    return 0;
+  }
+  await writeFile(file, result.json);
+  print(
+    `${file}: rewritten to v7 (${result.changes.length} change${result.changes.length === 1 ? '' : 's'})`,
+  );
+  return 0;
+}

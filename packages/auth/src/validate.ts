@@ -284,7 +284,28 @@ function mfaSettings(v: unknown): MfaSettings {
       setting.priority = s.priority;
     }
     if (s.mandatory !== undefined) setting.mandatory = bool(`${f}.mandatory`, s.mandatory);
+    if (setting.mandatory && !setting.enable) {
+      throw new AuthValidationError(`${f}.mandatory`, 'false when the factor is not enabled', true);
+    }
     out[factor] = setting;
+  }
+  const enabled = MFA_FACTORS.filter((factor) => out[factor]?.enable);
+  if (enabled.length < 2) {
+    throw new AuthValidationError(field, `at least two enabled factors of ${list(MFA_FACTORS)}`, enabled);
+  }
+  const seen = new Map<number, string>();
+  for (const factor of enabled) {
+    const priority = out[factor]?.priority;
+    if (priority === undefined) continue;
+    const other = seen.get(priority);
+    if (other) {
+      throw new AuthValidationError(
+        `${field}.${factor}.priority`,
+        `a priority not used by ${other}`,
+        priority,
+      );
+    }
+    seen.set(priority, factor);
   }
   return out;
 }

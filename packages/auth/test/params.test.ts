@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { tempDir } from '@portico/testkit';
@@ -8,6 +8,7 @@ import {
   AuthError,
   AuthValidationError,
   MemoryStorage,
+  migrateConfigCommand,
   migrateConfigFile,
   migrateInitParams,
   normalizeInitParams,
@@ -95,6 +96,41 @@ describe('init parameter validation', () => {
       /deviceShareFactor/,
     );
     rejects({ ...base, colour: 'red' }, 'initParams.colour', /clientId, network/);
+    const on = (priority?: number) => ({ enable: true, priority });
+    rejects(
+      { ...base, mfaSettings: { passwordFactor: on(1) } },
+      'mfaSettings',
+      /at least two enabled factors/,
+    );
+    rejects(
+      {
+        ...base,
+        mfaSettings: {
+          passwordFactor: on(1),
+          deviceShareFactor: { enable: false },
+          backUpShareFactor: { enable: false },
+        },
+      },
+      'mfaSettings',
+      /at least two/,
+    );
+    rejects(
+      { ...base, mfaSettings: { passwordFactor: on(2), deviceShareFactor: on(2) } },
+      'mfaSettings.passwordFactor.priority',
+      /not used by deviceShareFactor/,
+    );
+    rejects(
+      {
+        ...base,
+        mfaSettings: {
+          passwordFactor: on(1),
+          deviceShareFactor: on(2),
+          backUpShareFactor: { enable: false, mandatory: true },
+        },
+      },
+      'mfaSettings.backUpShareFactor.mandatory',
+      /not enabled/,
+    );
   });
 
   it('accepts every v7 field', () => {
@@ -116,7 +152,11 @@ describe('init parameter validation', () => {
       loginConfig: { google: { verifier: 'g', typeOfLogin: 'google', clientId: 'c', name: 'Google' } },
       useCoreKitKey: true,
       chainNamespace: 'solana',
-      mfaSettings: { deviceShareFactor: { enable: true, priority: 1, mandatory: true } },
+      mfaSettings: {
+        deviceShareFactor: { enable: true, priority: 1, mandatory: true },
+        backUpShareFactor: { enable: true, priority: 2 },
+        passwordFactor: { enable: false },
+      },
       sessionTime: 3600,
     });
     assert.equal(params.whiteLabel?.mode, 'dark');
@@ -227,6 +267,24 @@ describe('v6 input', () => {
     const bad = join(dir.path, 'bad.json');
     writeFileSync(bad, JSON.stringify({ ...v6, network: 'kovan' }));
     await assert.rejects(migrateConfigFile(bad), /network/);
+  });
+
+  it('migrateConfigCommand rewrites the file in place and prints each change', async () => {
+    const file = join(dir.path, 'cmd.json');
+    writeFileSync(file, JSON.stringify(v6));
+    const lines: string[] = [];
+    assert.equal(await migrateConfigCommand(file, { print: (l) => lines.push(l) }), 0);
+    assert.equal(lines.length, 4);
+    assert.match(lines[0], /^whiteLabel\.name → whiteLabel\.appName/);
+    assert.match(lines[3], /rewritten to v7 \(3 changes\)/);
+    const migrated = JSON.parse(readFileSync(file, 'utf8'));
+    assert.equal(migrated.whiteLabel.mode, 'dark');
+    lines.length = 0;
+    assert.equal(await migrateConfigCommand(file, { print: (l) => lines.push(l) }), 0);
+    assert.match(lines[0], /already v7/);
+    const bad = join(dir.path, 'bad.json');
+    assert.equal(await migrateConfigCommand(bad, { print: (l) => lines.push(l) }), 1);
+    assert.match(lines.at(-1) ?? '', /network/);
   });
 });
 
