@@ -73,7 +73,7 @@ interface PageState {
   userInfo?: { verifierId: string; verifier: string };
 }
 
-describe('the client library in a browser (zero-config dev service)', () => {
+describe('the client library in a browser (zero-config dev service)', { timeout: 180_000 }, () => {
   const dir = tempDir('portico-auth-browser-');
   const logs: string[] = [];
   let server: AuthServer;

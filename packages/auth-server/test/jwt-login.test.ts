@@ -20,7 +20,7 @@ const OTHER_CLIENT_ID =
   'BHr_dKcxC0ecKn_2dZQmQeNdjPgWykMkcodEHkVvPMo71qzOV6SgtoN8KCvFdLN7bf34JOm89vWQMLFmSfIo84A';
 const ISS = 'https://idp.portico.test';
 
-describe('custom JWT login (local JWKS issuer, SQLite store)', () => {
+describe('custom JWT login (local JWKS issuer, SQLite store)', { timeout: 120_000 }, () => {
   const dir = tempDir('portico-auth-jwt-');
   let issuer: JwksIssuer;
   let server: AuthServer;

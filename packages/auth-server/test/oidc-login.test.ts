@@ -65,7 +65,7 @@ async function startOpenIdProvider(
   };
 }
 
-describe('OIDC login through the login page in Chromium', () => {
+describe('OIDC login through the login page in Chromium', { timeout: 240_000 }, () => {
   const dir = tempDir('portico-auth-oidc-');
   let op: { issuer: string; close(): Promise<void> };
   let server: AuthServer;
