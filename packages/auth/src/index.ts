@@ -23,6 +23,16 @@ export {
   secp256k1PublicKey,
 } from './keys.ts';
 export {
+  combineShares,
+  type KeyShare,
+  mnemonicToShare,
+  openShareWithPassword,
+  SHARE_THRESHOLD,
+  sealShareWithPassword,
+  shareToMnemonic,
+  splitKey,
+} from './mfa.ts';
+export {
   type MigrateInitParamsResult,
   migrateInitParams,
 } from './migrate.ts';
