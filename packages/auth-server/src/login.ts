@@ -103,6 +103,9 @@ export function createLogin(deps: LoginDeps) {
     } catch (err) {
       throw new HttpError(400, (err as Error).message);
     }
+    if (typeof request.options?.redirectUrl !== 'string' || !URL.canParse(request.options.redirectUrl)) {
+      throw new HttpError(400, 'Login request has no valid redirectUrl');
+    }
     const redirectUrl = new URL(request.options.redirectUrl);
     if (redirectUrl.protocol !== 'https:' && redirectUrl.protocol !== 'http:') {
       throw new HttpError(400, 'redirectUrl must be http(s)');

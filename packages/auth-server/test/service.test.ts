@@ -122,6 +122,34 @@ describe('session store API', () => {
     assert.equal((await post(server.sdkUrl, '/api/session/get', { key })).status, 404);
   });
 
+  it('treats a stored session it cannot decrypt as no session', async () => {
+    const sessionId = randomPrivKey();
+    const key = storeKeyOf(sessionId);
+    const data = encryptJsonTo(storeKeyOf(randomPrivKey()), { privKey: 'not yours' });
+    const put = await post(server.sdkUrl, '/api/session', {
+      key,
+      data,
+      signature: signStoreMessage(sessionId, data),
+      timeout: 60,
+    });
+    assert.equal(put.status, 201);
+    const storage = new MemoryStorage();
+    await storage.set(`portico-auth:${CLIENT_ID}`, sessionId);
+    const auth = await Auth.create(
+      { clientId: CLIENT_ID, network: 'sapphire_devnet', sdkUrl: server.sdkUrl },
+      { storage },
+    );
+    assert.deepEqual(auth.state, {});
+    assert.equal(await storage.get(`portico-auth:${CLIENT_ID}`), null);
+  });
+
+  it('refuses a parked request without a usable redirectUrl', async () => {
+    const loginId = await park(server.sdkUrl, { redirectUrl: 42 });
+    const res = await post(server.sdkUrl, '/api/login/request', { loginId });
+    assert.equal(res.status, 400);
+    assert.match(res.body.error, /redirectUrl/);
+  });
+
   it('forgets a parked login request after 10 minutes', async () => {
     const loginId = await park(server.sdkUrl, {});
     assert.equal((await post(server.sdkUrl, '/api/login/request', { loginId })).status, 200);

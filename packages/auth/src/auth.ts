@@ -166,8 +166,12 @@ export class Auth {
     if (res.status !== 200 || !res.body.data) {
       throw new AuthError('SERVICE_ERROR', `Auth service: ${res.body.error ?? `status ${res.status}`}`);
     }
-    const state = decryptJson<AuthState>(sessionId, res.body.data);
-    return { ...state, sessionId };
+    try {
+      const state = decryptJson<AuthState>(sessionId, res.body.data);
+      return { ...state, sessionId };
+    } catch {
+      return undefined; // not ours or damaged: treated as no session
+    }
   }
 
   /**
