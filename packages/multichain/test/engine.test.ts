@@ -328,7 +328,7 @@ describe('wallet_revokeSession and wallet_sessionChanged', () => {
     const { client, notifications } = connectDapp(engine);
     await client.createSession({ optionalScopes: { 'eip155:1': eip155Scope, 'eip155:10': eip155Scope } });
     await engine.removeScope('eip155:1');
-    assert.deepEqual(Object.keys((notifications.at(-1)?.params as { sessionScopes: object }).sessionScopes), [
+    assert.deepEqual(Object.keys((notifications.at(-1)!.params as { sessionScopes: object }).sessionScopes), [
       'eip155:10',
     ]);
     await engine.removeScope('eip155:10');
