@@ -1,1 +1,8 @@
-export { ANVIL_VERSION, type Anvil, anvilBinaryPath, DEV_MNEMONIC, type StartAnvilParameters, startAnvil } from './evm/anvil.ts';
+export {
+  ANVIL_VERSION,
+  type Anvil,
+  anvilBinaryPath,
+  DEV_MNEMONIC,
+  type StartAnvilParameters,
+  startAnvil,
+} from './evm/anvil.ts';
