@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { getMultichainClient } from '@metamask/multichain-api-client';
 import {
   attachWebSocketServer,
+  createMultichainApiClientTransport,
   createMultichainClient,
   createWebSocketTransport,
   createWindowPostMessageTransport,
@@ -67,6 +69,18 @@ describe('dapp client over WebSocket', () => {
       '0x10',
     );
     await client.close();
+  });
+
+  test('@metamask/multichain-api-client over the Portico transport keeps working after a dropped connection', async () => {
+    const socket = createWebSocketTransport({ url, origin: 'https://metamask-client.example' });
+    const client = getMultichainClient({ transport: createMultichainApiClientTransport(socket) });
+    await client.createSession(scopes);
+    const dropped = new Promise((resolve) => socket.onDisconnect(resolve));
+    ws.dropConnections();
+    await dropped;
+    const session = await client.getSession();
+    assert.deepEqual(Object.keys(session?.sessionScopes ?? {}), ['eip155:1']);
+    await client.revokeSession({});
   });
 
   test('a closed client fails with a clear error', async () => {
