@@ -50,6 +50,15 @@ describe('dapp client over WebSocket', () => {
     await client.close();
   });
 
+  test('an opaque null origin is refused', async () => {
+    const client = createMultichainClient({
+      transport: createWebSocketTransport({ url, origin: 'null' }),
+      reconnect: false,
+    });
+    await assert.rejects(client.getSession(), MultichainConnectionError);
+    await client.close();
+  });
+
   test('after a dropped connection the client reconnects and restores the session via wallet_getSession', async () => {
     const client = createMultichainClient({
       transport: createWebSocketTransport({ url, origin: 'https://reconnect.example' }),

@@ -128,12 +128,12 @@ export async function startWallet(options: StartWalletOptions): Promise<Wallet> 
     onLog: log,
     getSupportedScopes: () => supported,
     getAccounts: (namespace) => keyring.addresses(namespace),
-    approve: async (request): Promise<ApprovalDecision> => {
+    approve: async (request, { signal }): Promise<ApprovalDecision> => {
       if (options.autoApprove) {
         log(`wallet: auto-approved ${request.origin} for ${Object.keys(request.scopes).join(', ')}`);
         return { approved: true, accounts: request.accounts };
       }
-      return approvals.request(request);
+      return approvals.request(request, { signal });
     },
     invoke: async (scope, request, context) => {
       const chain = chains.get(scope);

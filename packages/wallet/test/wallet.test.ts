@@ -178,6 +178,30 @@ describe('reference wallet with @metamask/multichain-api-client over the Portico
     }
   });
 
+  test('one request per origin waits (another is -32002) and a request whose dapp disconnects is dropped', async () => {
+    const manual = await startWallet({ chains: [{ chainId: SCOPE, rpcUrl: anvil.url }] });
+    try {
+      const first = dapp(manual, 'https://pending.test');
+      const waiting = first.client.createSession({
+        optionalScopes: { [SCOPE]: { methods: [], notifications: [] } },
+      });
+      waiting.catch(() => {});
+      await waitForApproval(manual);
+      const second = dapp(manual, 'https://pending.test');
+      const duplicate = await apiError(
+        second.client.createSession({ optionalScopes: { [SCOPE]: { methods: [], notifications: [] } } }),
+      );
+      assert.equal(duplicate.code, -32002);
+      await first.client.revokeSession({}).catch(() => {});
+      for (;;) {
+        if (((await api(manual, '/api/approvals')) as unknown[]).length === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    } finally {
+      await manual.close();
+    }
+  });
+
   test('the approval API refuses requests without the token from the approval URL', async () => {
     const base = wallet.approvalUrl.split('/approve')[0];
     assert.equal((await fetch(`${base}/api/approvals`)).status, 401);

@@ -104,7 +104,7 @@ export function createMultichainEngine(options: CreateMultichainEngineOptions): 
     switch (method) {
       case 'wallet_createSession': {
         const session = await walletCreateSession(
-          { origin, params, knownSessionProperties },
+          { origin, params, knownSessionProperties, signal },
           { ...options, ...sessionHooks },
         );
         log(`multichain: session created for ${origin}: ${Object.keys(session.sessionScopes).join(', ')}`);

@@ -40,8 +40,11 @@ export type MultichainHooks = {
   getSupportedScopes: () => SupportedScopes;
   /** The addresses the wallet holds in a namespace (`eip155`, `solana`). */
   getAccounts: (namespace: string) => string[];
-  /** Shows the request to the person; resolves with their decision (pending requests simply wait). */
-  approve: (request: ApprovalRequest) => Promise<ApprovalDecision>;
+  /**
+   * Shows the request to the person; resolves with their decision (pending requests simply wait).
+   * `signal` aborts when the requesting connection closes: drop the request then.
+   */
+  approve: (request: ApprovalRequest, options: { signal: AbortSignal }) => Promise<ApprovalDecision>;
   /** Runs an authorised method on a chain; throw `{ code, message, data? }` for a JSON-RPC error. */
   invoke: (scope: ScopeString, request: InvokeRequest, context: InvokeContext) => Promise<Json>;
 };

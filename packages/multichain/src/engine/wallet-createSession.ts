@@ -10,6 +10,8 @@ export type WalletCreateSessionParameters = {
   params: unknown;
   /** Session property keys the wallet knows; others are dropped. */
   knownSessionProperties: readonly string[];
+  /** Aborts when the requesting connection closes. */
+  signal?: AbortSignal;
 };
 export type WalletCreateSessionReturnType = Required<Session>;
 
@@ -20,7 +22,7 @@ export type WalletCreateSessionReturnType = Required<Session>;
  * store the approved session for the origin, replacing any earlier one.
  */
 export async function walletCreateSession(
-  { origin, params, knownSessionProperties }: WalletCreateSessionParameters,
+  { origin, params, knownSessionProperties, signal }: WalletCreateSessionParameters,
   hooks: Pick<MultichainHooks, 'getSupportedScopes' | 'getAccounts' | 'approve'> &
     Pick<SessionHooks, 'setSession' | 'endSessionWork'>,
 ): Promise<WalletCreateSessionReturnType> {
@@ -57,13 +59,10 @@ export async function walletCreateSession(
     );
   }
 
-  const decision = await hooks.approve({
-    origin,
-    scopes: offered,
-    accounts,
-    preselected,
-    sessionProperties: properties,
-  });
+  const decision = await hooks.approve(
+    { origin, scopes: offered, accounts, preselected, sessionProperties: properties },
+    { signal: signal ?? new AbortController().signal },
+  );
   if (!decision.approved) throw userRejectedError();
   const approvedScopes = (decision.scopes ?? Object.keys(offered)).filter((scope) => offered[scope]);
   if (approvedScopes.length === 0) throw userRejectedError();

@@ -13,7 +13,7 @@ export type AttachWebSocketServerOptions = {
 
 /**
  * Serves the engine to dapps over WebSocket on an existing HTTP server. The dapp's origin is the
- * connection's Origin header; a connection without one is refused (403).
+ * connection's Origin header; a connection without one, or with the opaque `null`, is refused (403).
  */
 export function attachWebSocketServer(engine: MultichainEngine, options: AttachWebSocketServerOptions) {
   const path = options.path ?? '/multichain';
@@ -24,8 +24,11 @@ export function attachWebSocketServer(engine: MultichainEngine, options: AttachW
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (url.pathname !== path) return;
     const origin = request.headers.origin;
-    if (!origin) {
-      socket.end('HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\n\r\nan Origin header is required\n');
+    if (!origin || origin === 'null') {
+      // Opaque origins (sandboxed frames, file:) cannot be told apart, so they cannot own a session.
+      socket.end(
+        'HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\n\r\na non-opaque Origin header is required\n',
+      );
       return;
     }
     wss.handleUpgrade(request, socket, head, (ws) => {
