@@ -182,17 +182,19 @@ describe('reference wallet with @metamask/multichain-api-client over the Portico
     const manual = await startWallet({ chains: [{ chainId: SCOPE, rpcUrl: anvil.url }] });
     try {
       const first = dapp(manual, 'https://pending.test');
-      const waiting = first.client.createSession({
-        optionalScopes: { [SCOPE]: { methods: [], notifications: [] } },
-      });
+      const waiting = Promise.resolve(
+        first.client.createSession({ optionalScopes: { [SCOPE]: { methods: [], notifications: [] } } }),
+      );
       waiting.catch(() => {});
       await waitForApproval(manual);
       const second = dapp(manual, 'https://pending.test');
       const duplicate = await apiError(
-        second.client.createSession({ optionalScopes: { [SCOPE]: { methods: [], notifications: [] } } }),
+        Promise.resolve(
+          second.client.createSession({ optionalScopes: { [SCOPE]: { methods: [], notifications: [] } } }),
+        ),
       );
       assert.equal(duplicate.code, -32002);
-      await first.client.revokeSession({}).catch(() => {});
+      await Promise.resolve(first.client.revokeSession({})).catch(() => {});
       for (;;) {
         if (((await api(manual, '/api/approvals')) as unknown[]).length === 0) break;
         await new Promise((resolve) => setTimeout(resolve, 20));
