@@ -6,6 +6,7 @@ import { type Anvil, startAnvil } from '@portico/devchain';
 import { launchChromium } from '@portico/testkit';
 import type { Browser, Page } from 'playwright-core';
 import { startWallet, type Wallet } from '../src/index.ts';
+import { stopAnvil } from './helpers.ts';
 
 const SCOPE = 'eip155:31337';
 const ACCOUNT_1 = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
@@ -60,7 +61,7 @@ describe('approval page in Chromium', () => {
   after(async () => {
     await browser?.close();
     await wallet?.close();
-    await anvil?.stop();
+    await stopAnvil(anvil);
     await new Promise((resolve) => dappServer?.close(resolve));
   });
 

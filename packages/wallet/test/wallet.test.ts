@@ -6,6 +6,7 @@ import { getPorticoTransport, type WalletNotification } from '@portico/multichai
 import { tempDir } from '@portico/testkit';
 import { createPublicClient, type Hex, http, parseEther, verifyMessage, verifyTypedData } from 'viem';
 import { startWallet, type Wallet } from '../src/index.ts';
+import { stopAnvil } from './helpers.ts';
 
 const SCOPE = 'eip155:31337';
 const ACCOUNT_0 = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
@@ -57,7 +58,7 @@ describe('reference wallet with @metamask/multichain-api-client over the Portico
   });
   after(async () => {
     await wallet?.close();
-    await anvil?.stop();
+    await stopAnvil(anvil);
     dir.cleanup();
   });
 
