@@ -8,8 +8,15 @@ export {
   type Eip155Chain,
   type Eip155ChainOptions,
 } from './chains/eip155.ts';
-export { createKeyring, DEV_MNEMONIC, type Keyring } from './keyring.ts';
+export {
+  createSolanaChain,
+  SOLANA_METHODS,
+  type SolanaChainOptions,
+  verifySolanaSignature,
+} from './chains/solana.ts';
+export { createKeyring, DEV_MNEMONIC, type Keyring, type SolanaAccount } from './keyring.ts';
 export { createRpcClient, type RpcClient, RpcError } from './rpc.ts';
+export { deriveEd25519PrivateKey } from './slip10.ts';
 export {
   AUTO_APPROVE_WARNING,
   type StartWalletOptions,

@@ -13,11 +13,12 @@ import {
 import { APPROVAL_PAGE } from './approval-page.ts';
 import { createApprovalQueue } from './approvals.ts';
 import { createEip155Chain, type Eip155Chain } from './chains/eip155.ts';
+import { createSolanaChain } from './chains/solana.ts';
 import { createKeyring } from './keyring.ts';
 import { RpcError } from './rpc.ts';
 
 export type WalletChainConfig = {
-  /** CAIP-2 chain id, e.g. `eip155:31337`. */
+  /** CAIP-2 chain id, e.g. `eip155:31337` or `solana:<genesis hash prefix>`. */
   chainId: string;
   /** HTTP JSON-RPC URL for reads and broadcasts (in `portico dev`: `<baseUrl>/v3/<apiKey>`). */
   rpcUrl: string;
@@ -73,6 +74,9 @@ export function walletBannerLines(wallet: Wallet): string[] {
     `Wallet approval page:         ${wallet.approvalUrl}`,
     `Wallet chains:                ${wallet.chains.join(', ')}`,
     `Wallet accounts (eip155):     ${(wallet.accounts.eip155 ?? []).join(', ')}`,
+    ...(wallet.chains.some((chain) => chain.startsWith('solana:'))
+      ? [`Wallet accounts (solana):     ${(wallet.accounts.solana ?? []).join(', ')}`]
+      : []),
     ...(wallet.autoApprove ? [AUTO_APPROVE_WARNING] : []),
   ];
 }
@@ -97,12 +101,19 @@ function send(res: ServerResponse, status: number, body: unknown) {
 export async function startWallet(options: StartWalletOptions): Promise<Wallet> {
   const log = options.onLog ?? (() => {});
   const keyring = createKeyring({ mnemonic: options.mnemonic, accountCount: options.accountCount });
-  const chains = new Map<string, Eip155Chain>();
+  const chains = new Map<string, Pick<Eip155Chain, 'methods' | 'notifications' | 'invoke' | 'close'>>();
   for (const config of options.chains) {
     if (!isCaipChainId(config.chainId)) throw new Error(`invalid CAIP-2 chain id: ${config.chainId}`);
     const { namespace, reference } = parseCaipChainId(config.chainId);
+    if (namespace === 'solana') {
+      chains.set(
+        config.chainId,
+        createSolanaChain({ chainId: config.chainId, rpcUrl: config.rpcUrl, keyring, onLog: log }),
+      );
+      continue;
+    }
     if (namespace !== 'eip155')
-      throw new Error(`${config.chainId}: only eip155 chains are supported by the wallet so far`);
+      throw new Error(`${config.chainId}: the wallet supports eip155 and solana chains`);
     chains.set(
       config.chainId,
       createEip155Chain({
@@ -119,7 +130,9 @@ export async function startWallet(options: StartWalletOptions): Promise<Wallet> 
   const supported: SupportedScopes = { wallet: { methods: [], notifications: [] } };
   for (const [scope, chain] of chains)
     supported[scope] = { methods: chain.methods, notifications: chain.notifications };
-  if (chains.size > 0) supported['wallet:eip155'] = { methods: [], notifications: [] };
+  if ([...chains.keys()].some((id) => id.startsWith('eip155:'))) {
+    supported['wallet:eip155'] = { methods: [], notifications: [] };
+  }
 
   const approvals = createApprovalQueue({ onLog: log });
   const store = await openSessionStore({ dataDir: options.dataDir, databaseUrl: options.databaseUrl });
@@ -223,7 +236,7 @@ export async function startWallet(options: StartWalletOptions): Promise<Wallet> 
   return {
     wsUrl: `ws://${urlHost}:${port}/multichain`,
     approvalUrl: `http://${urlHost}:${port}/approve#token=${token}`,
-    accounts: { eip155: keyring.addresses('eip155') },
+    accounts: { eip155: keyring.addresses('eip155'), solana: keyring.addresses('solana') },
     chains: [...chains.keys()],
     autoApprove: options.autoApprove ?? false,
     engine,
