@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { MultichainRpcError } from '../src/index.ts';
+import { createMemorySessionStore, MultichainRpcError } from '../src/index.ts';
 import {
   ACCOUNT_A,
   ACCOUNT_B,
@@ -335,6 +335,30 @@ describe('wallet_revokeSession and wallet_sessionChanged', () => {
     assert.deepEqual(notifications.at(-1)?.params, { sessionScopes: {} });
     assert.deepEqual(await client.getSession(), { sessionScopes: {} });
   });
+  test('reconcile drops scopes the wallet no longer supports and accounts it no longer holds', async () => {
+    const store = createMemorySessionStore();
+    await store.set('https://old.example', {
+      sessionScopes: {
+        'eip155:1': {
+          methods: [],
+          notifications: [],
+          accounts: [`eip155:1:${ACCOUNT_A}`, 'eip155:1:0x00000000000000000000000000000000000000aa'],
+        },
+        'eip155:999': { methods: [], notifications: [], accounts: [] },
+      },
+      sessionProperties: {},
+    });
+    await store.set('https://gone.example', {
+      sessionScopes: { 'eip155:999': { methods: [], notifications: [], accounts: [] } },
+    });
+    const { engine } = createTestWallet({ store });
+    await engine.reconcile();
+    assert.deepEqual((await engine.getSession('https://old.example'))?.sessionScopes, {
+      'eip155:1': { methods: [], notifications: [], accounts: [`eip155:1:${ACCOUNT_A}`] },
+    });
+    assert.equal(await engine.getSession('https://gone.example'), undefined);
+  });
+
   test('other origins get no notification', async () => {
     const { engine } = createTestWallet();
     const a = connectDapp(engine, 'https://a.example');

@@ -155,6 +155,8 @@ export async function startWallet(options: StartWalletOptions): Promise<Wallet> 
     },
   });
 
+  await engine.reconcile();
+
   const token = options.approvalToken ?? randomBytes(24).toString('base64url');
   const tokenBuffer = Buffer.from(`Bearer ${token}`);
   const authorised = (req: IncomingMessage) => {

@@ -47,6 +47,11 @@ export type MultichainEngine = {
   removeAccount: (namespace: string, address: string) => Promise<void>;
   /** Removes a chain scope from every session (the wallet no longer supports it). */
   removeScope: (scope: string) => Promise<void>;
+  /**
+   * Brings every stored session in line with what the wallet supports and holds now (e.g. after a
+   * restart with fewer chains or accounts): drops unsupported scopes and accounts no longer held.
+   */
+  reconcile: () => Promise<void>;
   close: () => Promise<void>;
 };
 
@@ -232,6 +237,21 @@ export function createMultichainEngine(options: CreateMultichainEngineOptions): 
     removeScope: (scope) =>
       updateSessions((_origin, scopes) => {
         delete scopes[scope];
+        return scopes;
+      }),
+    reconcile: () =>
+      updateSessions((_origin, scopes) => {
+        const supported = options.getSupportedScopes();
+        for (const [scope, value] of Object.entries(scopes)) {
+          if (!supported[scope]) {
+            delete scopes[scope];
+            continue;
+          }
+          value.accounts = value.accounts.filter((account) => {
+            const { namespace, address } = addressOf(account);
+            return options.getAccounts(namespace).some((held) => sameAddress(namespace, held, address));
+          });
+        }
         return scopes;
       }),
     async close() {
