@@ -127,6 +127,36 @@ describe('reference wallet with @metamask/multichain-api-client over the Portico
     assert.deepEqual((await changed).params, { sessionScopes: {} });
   });
 
+  test('a logs subscription relays the logs of a contract the dapp deployed through the wallet', async () => {
+    const { client, next } = dapp(wallet, 'https://logs.test');
+    await client.createSession({
+      optionalScopes: { [SCOPE]: { methods: [], notifications: ['eth_subscription'] } },
+    });
+    const invoke = (method: string, params: unknown[]) =>
+      Promise.resolve(client.invokeMethod({ scope: SCOPE, request: { method, params } as never }));
+    // Runtime code PUSH1 0 PUSH1 0 LOG0 STOP: every call emits one empty log.
+    const deploy = (await invoke('eth_sendTransaction', [
+      { from: ACCOUNT_0, data: '0x6006600c60003960066000f360006000a000' },
+    ])) as Hex;
+    const chain = createPublicClient({ transport: http(anvil.url) });
+    const { contractAddress } = await chain.waitForTransactionReceipt({ hash: deploy, pollingInterval: 50 });
+    assert.ok(contractAddress);
+    const subscription = await invoke('eth_subscribe', ['logs', { address: contractAddress }]);
+    const notified = next((n) => n.method === 'wallet_notify');
+    const call = (await invoke('eth_sendTransaction', [{ from: ACCOUNT_0, to: contractAddress }])) as Hex;
+    const { params } = await notified;
+    const { notification } = params as unknown as {
+      notification: {
+        params: { subscription: string; result: { address: string; transactionHash: string } };
+      };
+    };
+    assert.equal(notification.params.subscription, subscription);
+    assert.equal(notification.params.result.address.toLowerCase(), contractAddress.toLowerCase());
+    assert.equal(notification.params.result.transactionHash, call);
+    assert.equal(await invoke('eth_unsubscribe', [subscription]), true);
+    await client.revokeSession({});
+  });
+
   test('eth_signTypedData_v4 signs with the chosen account', async () => {
     const { client } = dapp(wallet, 'https://typed.test');
     await client.createSession({ optionalScopes: { [SCOPE]: { methods: [], notifications: [] } } });
