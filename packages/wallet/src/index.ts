@@ -24,4 +24,5 @@ export {
   type Wallet,
   type WalletChainConfig,
   walletBannerLines,
+  walletConfigOut,
 } from './wallet.ts';

@@ -81,6 +81,23 @@ export function walletBannerLines(wallet: Wallet): string[] {
   ];
 }
 
+/** The `wallet` section of `portico dev --config-out`. */
+export function walletConfigOut(wallet: Wallet): {
+  wsUrl: string;
+  approvalUrl: string;
+  chains: string[];
+  accounts: Record<string, string[]>;
+  autoApprove: boolean;
+} {
+  return {
+    wsUrl: wallet.wsUrl,
+    approvalUrl: wallet.approvalUrl,
+    chains: wallet.chains,
+    accounts: wallet.accounts,
+    autoApprove: wallet.autoApprove,
+  };
+}
+
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;

@@ -5,7 +5,13 @@ import { type Anvil, startAnvil } from '@portico/devchain';
 import { getPorticoTransport, type WalletNotification } from '@portico/multichain';
 import { tempDir } from '@portico/testkit';
 import { createPublicClient, type Hex, http, parseEther, verifyMessage, verifyTypedData } from 'viem';
-import { startWallet, type Wallet } from '../src/index.ts';
+import {
+  AUTO_APPROVE_WARNING,
+  startWallet,
+  type Wallet,
+  walletBannerLines,
+  walletConfigOut,
+} from '../src/index.ts';
 import { stopAnvil } from './helpers.ts';
 
 const SCOPE = 'eip155:31337';
@@ -233,6 +239,19 @@ describe('reference wallet with @metamask/multichain-api-client over the Portico
     } finally {
       await manual.close();
     }
+  });
+
+  test('banner lines and the config-out section name the endpoints and warn about auto-approval', () => {
+    const lines = walletBannerLines(wallet);
+    assert.ok(lines.some((line) => line.includes(wallet.wsUrl)));
+    assert.ok(lines.some((line) => line.includes(wallet.approvalUrl)));
+    assert.ok(lines.includes(AUTO_APPROVE_WARNING));
+    const config = walletConfigOut(wallet);
+    assert.equal(config.wsUrl, wallet.wsUrl);
+    assert.match(config.wsUrl, /^ws:\/\/127\.0\.0\.1:\d+\/multichain$/);
+    assert.match(config.approvalUrl, /^http:\/\/127\.0\.0\.1:\d+\/approve#token=.+$/);
+    assert.deepEqual(config.chains, [SCOPE]);
+    assert.equal(config.accounts.eip155[0], ACCOUNT_0);
   });
 
   test('the approval API refuses requests without the token from the approval URL', async () => {
