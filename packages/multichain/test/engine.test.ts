@@ -374,7 +374,9 @@ describe('wallet_notify', () => {
   test('a subscription made through wallet_invokeMethod is relayed as wallet_notify while authorised', async () => {
     const { engine, invocations } = createTestWallet();
     const { client, notifications } = connectDapp(engine);
+    const otherTab = connectDapp(engine);
     await client.createSession({ optionalScopes: { 'eip155:1': eip155Scope } });
+    await otherTab.client.getSession();
     const id = await client.invokeMethod({
       scope: 'eip155:1',
       request: { method: 'eth_subscribe', params: ['newHeads'] },
@@ -396,6 +398,11 @@ describe('wallet_notify', () => {
         },
       },
     });
+    assert.deepEqual(
+      otherTab.notifications.filter((n) => n.method === 'wallet_notify'),
+      [],
+      'only the subscribing connection gets its notifications',
+    );
     assert.equal(context.signal.aborted, false);
     await client.revokeSession();
     assert.equal(context.signal.aborted, true, 'revoking ends the subscription work');

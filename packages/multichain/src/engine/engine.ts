@@ -100,12 +100,9 @@ export function createMultichainEngine(options: CreateMultichainEngineOptions): 
     },
   };
 
-  async function dispatch(
-    origin: string,
-    method: string,
-    params: unknown,
-    signal: AbortSignal,
-  ): Promise<Json> {
+  type Caller = { origin: string; signal: AbortSignal; send: (notification: WalletNotification) => void };
+
+  async function dispatch({ origin, signal, send }: Caller, method: string, params: unknown): Promise<Json> {
     switch (method) {
       case 'wallet_createSession': {
         const session = await walletCreateSession(
@@ -118,11 +115,14 @@ export function createMultichainEngine(options: CreateMultichainEngineOptions): 
       case 'wallet_getSession':
         return walletGetSession({ origin }, sessionHooks);
       case 'wallet_invokeMethod': {
+        // Notifications of what this call starts (subscriptions) go to the calling connection only,
+        // and only while the session still authorises the scope and the notification.
         const notify = (scope: string) => async (notification: { method: string; params: Json }) => {
+          if (signal.aborted) return;
           const session = await store.get(origin);
           const granted = session?.sessionScopes[scope];
           if (!granted?.notifications.includes(notification.method)) return;
-          sendToOrigin(origin, { jsonrpc: '2.0', method: 'wallet_notify', params: { scope, notification } });
+          send({ jsonrpc: '2.0', method: 'wallet_notify', params: { scope, notification } });
         };
         const scope = isPlainObject(params) && typeof params.scope === 'string' ? params.scope : '';
         const combined = AbortSignal.any([signal, sessionSignal(origin)]);
@@ -150,11 +150,7 @@ export function createMultichainEngine(options: CreateMultichainEngineOptions): 
     }
   }
 
-  async function handle(
-    origin: string,
-    message: unknown,
-    signal: AbortSignal,
-  ): Promise<JsonRpcResponse | undefined> {
+  async function handle(caller: Caller, message: unknown): Promise<JsonRpcResponse | undefined> {
     if (!isPlainObject(message) || message.jsonrpc !== '2.0' || typeof message.method !== 'string') {
       const id = isPlainObject(message) && isId(message.id) ? message.id : null;
       return { jsonrpc: '2.0', id, error: toJsonRpcError(rpcErrors.invalidRequest()) };
@@ -162,7 +158,7 @@ export function createMultichainEngine(options: CreateMultichainEngineOptions): 
     const isNotification = !('id' in message);
     const id = isId(message.id) ? message.id : null;
     try {
-      const result = await dispatch(origin, message.method, message.params, signal);
+      const result = await dispatch(caller, message.method, message.params);
       return isNotification ? undefined : { jsonrpc: '2.0', id, result };
     } catch (error) {
       if (isNotification) return undefined;
@@ -200,7 +196,7 @@ export function createMultichainEngine(options: CreateMultichainEngineOptions): 
       const controller = new AbortController();
       return {
         origin,
-        handle: (message) => handle(origin, message, controller.signal),
+        handle: (message) => handle({ origin, signal: controller.signal, send }, message),
         close: () => {
           controller.abort();
           senders.delete(send);
