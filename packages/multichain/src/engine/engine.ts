@@ -200,7 +200,7 @@ export function createMultichainEngine(options: CreateMultichainEngineOptions): 
         close: () => {
           controller.abort();
           senders.delete(send);
-          if (senders.size === 0) connections.delete(origin);
+          if (senders.size === 0 && connections.get(origin) === senders) connections.delete(origin);
         },
       };
     },
