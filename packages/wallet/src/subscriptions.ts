@@ -37,13 +37,19 @@ export function createSubscriptions(options: SubscriptionsOptions) {
         ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params }));
       });
       ws.on('message', (data) => {
-        const message = JSON.parse(data.toString()) as {
+        let message: {
           id?: number;
           result?: string;
           error?: { code: number; message: string; data?: Json };
           method?: string;
           params?: { subscription: string; result: Json };
         };
+        try {
+          message = JSON.parse(data.toString());
+        } catch {
+          log(`wallet: ignored a malformed message from ${options.wsRpcUrl}`);
+          return;
+        }
         if (message.id === 1) {
           if (message.error || typeof message.result !== 'string') {
             stop();
