@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { getMultichainClient, MultichainApiError } from '@metamask/multichain-api-client';
 import { type Anvil, startAnvil } from '@portico/devchain';
 import { getPorticoTransport, type WalletNotification } from '@portico/multichain';
-import { tempDir } from '@portico/testkit';
+import { serviceUrl, tempDir } from '@portico/testkit';
 import { createPublicClient, type Hex, http, parseEther, verifyMessage, verifyTypedData } from 'viem';
 import {
   AUTO_APPROVE_WARNING,
@@ -291,6 +291,31 @@ describe('reference wallet with @metamask/multichain-api-client over the Portico
       assert.equal((params as { notification: { method: string } }).notification.method, 'eth_subscription');
     } finally {
       await polling.close();
+    }
+  });
+
+  test('with databaseUrl a session lives in PostgreSQL and survives a restart', {
+    skip: serviceUrl('DATABASE_URL').skip,
+  }, async () => {
+    const databaseUrl = serviceUrl('DATABASE_URL').url!;
+    const origin = `https://pg-${process.pid}.test`;
+    const chains = [{ chainId: SCOPE, rpcUrl: anvil.url }];
+    const first = await startWallet({ databaseUrl, chains, autoApprove: true });
+    let created: unknown;
+    try {
+      created = await dapp(first, origin).client.createSession({
+        optionalScopes: { [SCOPE]: { methods: [], notifications: [] } },
+      });
+    } finally {
+      await first.close();
+    }
+    const second = await startWallet({ databaseUrl, chains });
+    try {
+      const { client } = dapp(second, origin);
+      assert.deepEqual(await client.getSession(), created);
+      await client.revokeSession({});
+    } finally {
+      await second.close();
     }
   });
 
