@@ -16,6 +16,8 @@ export type MethodRule = {
   prepare?: (params: unknown[]) => unknown[];
   /** Adjusts a successful result to the spec's semantics (e.g. the pending block's null fields). */
   finish?: (result: unknown, params: unknown[]) => unknown;
+  /** Upstream errors that mean "not found" and are answered as a null result (the seed's rule). */
+  nullOnError?: (error: { code: number; message: string }) => boolean;
 };
 
 export type MethodTable = {

@@ -12,6 +12,7 @@ export async function forward(
 ): Promise<{ ok: true; result: unknown } | { ok: false; error: JsonRpcError }> {
   const reply = await network.upstream.call(method, rule.prepare ? rule.prepare(params) : params);
   if (reply.ok) return rule.finish ? { ok: true, result: rule.finish(reply.result, params) } : reply;
+  if (rule.nullOnError?.(reply.error)) return { ok: true, result: null };
   if (network.kind === 'evm' && isRevertError(reply.error))
     return { ok: false, error: normaliseRevert(reply.error) };
   return reply;
