@@ -124,7 +124,9 @@ describe('eth_getTransactionByBlockNumberAndIndex and eth_getTransactionByHash',
     const legacy = await client.getTransaction({ hash: seed.transactions.legacyTransfer });
     assert.equal(legacy.type, 'legacy');
     assert.equal(legacy.value, 10n ** 18n);
-    const raw = result<Record<string, unknown>>(await rpc(url, 'eth_getTransactionByHash', [seed.transactions.deploy]));
+    const raw = result<Record<string, unknown>>(
+      await rpc(url, 'eth_getTransactionByHash', [seed.transactions.deploy]),
+    );
     assert.equal(raw.to, null, 'a contract creation has no recipient');
     assert.equal(raw.hash, seed.transactions.deploy);
   });
@@ -135,7 +137,10 @@ describe('eth_getTransactionByBlockNumberAndIndex and eth_getTransactionByHash',
       result(await rpc(url, 'eth_getTransactionByBlockNumberAndIndex', [hex(seed.busyBlock), '0x3'])),
       null,
     );
-    assert.equal(result(await rpc(url, 'eth_getTransactionByBlockNumberAndIndex', ['0xffffff', '0x0'])), null);
+    assert.equal(
+      result(await rpc(url, 'eth_getTransactionByBlockNumberAndIndex', ['0xffffff', '0x0'])),
+      null,
+    );
   });
 });
 
@@ -147,12 +152,16 @@ describe('eth_getTransactionReceipt', () => {
     assert.equal(store.contractAddress, null);
     const failed = await client.getTransactionReceipt({ hash: seed.transactions.failed });
     assert.equal(failed.status, 'reverted');
-    const rawFailed = result<Receipt>(await rpc(url, 'eth_getTransactionReceipt', [seed.transactions.failed]));
+    const rawFailed = result<Receipt>(
+      await rpc(url, 'eth_getTransactionReceipt', [seed.transactions.failed]),
+    );
     assert.equal(rawFailed.status, '0x0');
     const deploy = await client.getTransactionReceipt({ hash: seed.transactions.deploy });
     assert.equal(deploy.contractAddress?.toLowerCase(), seed.demoContract.toLowerCase());
     assert.equal(deploy.to, null);
-    const legacy = result<Receipt>(await rpc(url, 'eth_getTransactionReceipt', [seed.transactions.legacyTransfer]));
+    const legacy = result<Receipt>(
+      await rpc(url, 'eth_getTransactionReceipt', [seed.transactions.legacyTransfer]),
+    );
     assert.equal(legacy.type, '0x0');
     assert.equal(legacy.status, '0x1');
   });
@@ -214,7 +223,11 @@ describe('eth_call', () => {
       { from, to: seed.demoContract, input: valueCall },
       { from, to: seed.demoContract, input: valueCall, data: valueCall },
     ]) {
-      assert.equal(decode(result<Hex>(await rpc(url, 'eth_call', [call, 'latest']))), 1234n, JSON.stringify(call));
+      assert.equal(
+        decode(result<Hex>(await rpc(url, 'eth_call', [call, 'latest']))),
+        1234n,
+        JSON.stringify(call),
+      );
     }
   });
 

@@ -26,11 +26,21 @@ export async function post(
     body: method === 'GET' ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined, text };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: text ? JSON.parse(text) : undefined,
+    text,
+  };
 }
 
 export type RpcReply = RawReply & {
-  body: { jsonrpc: string; id: unknown; result?: unknown; error?: { code: number; message: string; data?: unknown } };
+  body: {
+    jsonrpc: string;
+    id: unknown;
+    result?: unknown;
+    error?: { code: number; message: string; data?: unknown };
+  };
 };
 
 let nextId = 1;

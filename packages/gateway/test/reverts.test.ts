@@ -4,10 +4,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type EvmSeed, PorticoDemo } from '@portico/devchain';
 import {
-  type BaseError,
+  BaseError,
   ContractFunctionRevertedError,
   concatHex,
   createPublicClient,
+  ExecutionRevertedError,
   encodeAbiParameters,
   encodeErrorResult,
   encodeFunctionData,
@@ -58,8 +59,7 @@ const cases = (): Case[] => [
     name: 'failWithCustomError (Unauthorized(address))',
     data: encodeFunctionData({ abi: PorticoDemo.abi, functionName: 'failWithCustomError' }),
     message: `execution reverted: custom error ${customSelector}`,
-    payload: (from) =>
-      encodeErrorResult({ abi: PorticoDemo.abi, errorName: 'Unauthorized', args: [from] }),
+    payload: (from) => encodeErrorResult({ abi: PorticoDemo.abi, errorName: 'Unauthorized', args: [from] }),
   },
 ];
 
@@ -88,7 +88,10 @@ describe('raw JSON-RPC', () => {
 
   test('a custom error never shows raw bytes beyond its selector in the message', async () => {
     const reply = await rpc(url, 'eth_call', [
-      { to: seed.demoContract, data: encodeFunctionData({ abi: PorticoDemo.abi, functionName: 'failWithCustomError' }) },
+      {
+        to: seed.demoContract,
+        data: encodeFunctionData({ abi: PorticoDemo.abi, functionName: 'failWithCustomError' }),
+      },
       'latest',
     ]);
     assert.ok(reply.body.error);
@@ -134,10 +137,10 @@ describe('viem as the client', () => {
     assert.match(reverted.reason ?? '', /underflow or overflow/);
   });
 
-  test('simulateContract of failWithCustomError: the custom error and its argument are decoded', async () => {
+  test('readContract of failWithCustomError: the custom error and its argument are decoded', async () => {
     const account = seed.accounts[2];
     const error = await client
-      .simulateContract({
+      .readContract({
         address: seed.demoContract,
         abi: PorticoDemo.abi,
         functionName: 'failWithCustomError',
@@ -152,19 +155,20 @@ describe('viem as the client', () => {
     assert.equal(String(reverted.data?.args?.[0]).toLowerCase(), account.toLowerCase());
   });
 
-  test('estimateContractGas of failWithReason: the reason reaches viem', async () => {
+  test('estimateGas of failWithReason: the reason reaches viem', async () => {
     const error = await client
-      .estimateContractGas({
-        address: seed.demoContract,
-        abi: PorticoDemo.abi,
-        functionName: 'failWithReason',
+      .estimateGas({
         account: seed.accounts[0],
+        to: seed.demoContract,
+        data: encodeFunctionData({ abi: PorticoDemo.abi, functionName: 'failWithReason' }),
       })
       .then(
         () => assert.fail('the estimate must revert'),
         (e: unknown) => e,
       );
-    const reverted = revertedError(error);
-    assert.equal(reverted.reason, REASON);
+    assert.ok(error instanceof BaseError, `not a viem error: ${error}`);
+    const reverted = error.walk((e) => e instanceof ExecutionRevertedError);
+    assert.ok(reverted instanceof ExecutionRevertedError, `no ExecutionRevertedError in ${error}`);
+    assert.match(reverted.message, /PorticoDemo: deliberate revert/);
   });
 });
