@@ -38,7 +38,7 @@ before(async () => {
   stack = await startStack();
   seed = stack.seed!;
   url = stack.url(stack.key);
-  client = createPublicClient({ transport: http(url) });
+  client = createPublicClient({ transport: http(url, { timeout: 60_000 }) });
 });
 after(async () => {
   await stack?.close();
@@ -260,5 +260,48 @@ describe('eth_estimateGas', () => {
     assert.equal(withLatest, withoutBlock);
     const viaViem = await client.estimateGas({ account: seed.accounts[1], to: seed.accounts[2], value: 1n });
     assert.equal(viaViem, 21_000n);
+  });
+});
+
+// Last: it leaves a transaction in anvil's pending block (automine off), then mines it.
+describe('pending semantics with a transaction waiting to be mined', () => {
+  test('a pending transaction has null blockHash, blockNumber and transactionIndex, and no receipt', async () => {
+    result(await rpc(stack.anvil.url, 'evm_setAutomine', [false]));
+    try {
+      const hash = result<Hex>(
+        await rpc(stack.anvil.url, 'eth_sendTransaction', [
+          { from: seed.accounts[3], to: seed.accounts[4], value: '0x1' },
+        ]),
+      );
+      const check = (tx: Record<string, unknown> | null, where: string) => {
+        assert.ok(tx, where);
+        assert.equal(tx.hash, hash, where);
+        assert.equal(tx.blockHash, null, where);
+        assert.equal(tx.blockNumber, null, where);
+        assert.equal(tx.transactionIndex, null, where);
+      };
+      check(result(await rpc(url, 'eth_getTransactionByHash', [hash])), 'by hash');
+      // Not checked: eth_getTransactionByBlockNumberAndIndex('pending', i) — anvil 1.7.1 answers null
+      // there even while its pending block holds the transaction (reported to the lead).
+      const pending = result<Block>(await rpc(url, 'eth_getBlockByNumber', ['pending', true]));
+      assert.equal(pending.hash, null);
+      assert.equal(pending.number, null);
+      check(pending.transactions[0] as Record<string, unknown>, 'in the pending block');
+      const pendingHashes = result<Block>(await rpc(url, 'eth_getBlockByNumber', ['pending', false]));
+      assert.deepEqual(pendingHashes.transactions, [hash]);
+      assert.equal(
+        result(await rpc(url, 'eth_getTransactionReceipt', [hash])),
+        null,
+        'no receipt while pending',
+      );
+      const latest = result<Block>(await rpc(url, 'eth_getBlockByNumber', ['latest', false]));
+      assert.equal(latest.transactions.includes(hash), false, 'latest does not hold it yet');
+
+      result(await rpc(stack.anvil.url, 'evm_mine', []));
+      const mined = result<Receipt>(await rpc(url, 'eth_getTransactionReceipt', [hash]));
+      assert.equal(mined.status, '0x1', 'mined, it has a receipt');
+    } finally {
+      await rpc(stack.anvil.url, 'evm_setAutomine', [true]);
+    }
   });
 });

@@ -29,7 +29,7 @@ before(async () => {
   stack = await startStack();
   seed = stack.seed!;
   url = stack.url(stack.key);
-  client = createPublicClient({ transport: http(url) });
+  client = createPublicClient({ transport: http(url, { timeout: 60_000 }) });
 });
 after(async () => {
   await stack?.close();
