@@ -233,6 +233,13 @@ describe('keys', () => {
     assert.equal(await stack.gateway.ledger.spent(revoked.id), 80, 'the refused request cost nothing');
   });
 
+  test('a key path with a malformed %-escape: HTTP 401, not a gateway failure', async () => {
+    for (const bad of ['%E0%A4%A', '%', 'abc%zz']) {
+      const reply = await post(`${stack.gateway.networks[0].baseUrl}/v3/${bad}`, call);
+      expectError(reply, 401, -32016, /invalid API key/);
+    }
+  });
+
   test('a bad key is refused before the body is even parsed', async () => {
     expectError(await post(stack.url('0123456789abcdef0123456789abcdef'), 'not json'), 401, -32016);
   });
