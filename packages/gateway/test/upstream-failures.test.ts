@@ -43,6 +43,13 @@ const upstream = createServer((request, response) => {
         response.writeHead(502, { 'content-type': 'text/html' });
         return response.end('<html><body>502 Bad Gateway from upstream-lb.internal</body></html>');
       case 'eth_getBlockByNumber':
+        // Healthy for the gateway's own questions (block gas limit, head tracking).
+        return json({
+          jsonrpc: '2.0',
+          id: call.id,
+          result: { number: '0x10', hash: `0x${'10'.repeat(32)}`, gasLimit: '0x1c9c380' },
+        });
+      case 'eth_getBalance':
         return json({ jsonrpc: '2.0', id: call.id }); // neither result nor error
       case 'net_version':
         hanging.push(response); // never answered
@@ -85,7 +92,7 @@ describe('an upstream that fails', () => {
     const spent = await gateway.ledger.spent(record.id);
     for (const [method, params] of [
       ['eth_gasPrice', []],
-      ['eth_getBlockByNumber', ['latest', false]],
+      ['eth_getBalance', [`0x${'00'.repeat(20)}`, 'latest']],
     ] as const) {
       const reply = await rpc(url, method, [...params]);
       assert.ok(reply.status >= 500, `${method}: HTTP ${reply.status}`);
