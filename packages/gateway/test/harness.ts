@@ -131,14 +131,30 @@ export async function startStack(
       key,
       url,
       async close() {
-        await gateway.close();
-        await anvil.stop();
-        dir.cleanup();
+        try {
+          await gateway.close();
+        } finally {
+          dir.cleanup();
+          await stopAnvil(anvil);
+        }
       },
     };
   } catch (error) {
-    await anvil.stop();
     dir.cleanup();
+    await stopAnvil(anvil);
     throw error;
+  }
+}
+
+/**
+ * Stops anvil and waits for it to exit. The anvil child is unref'd, so without a timer of our own
+ * the test process could reach an empty event loop and end before the exit is seen.
+ */
+async function stopAnvil(anvil: Anvil) {
+  const keepAlive = setInterval(() => {}, 1000);
+  try {
+    await anvil.stop();
+  } finally {
+    clearInterval(keepAlive);
   }
 }
