@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type Anvil, type EvmSeed, seedEvmChain, setBlockTime, startAnvil } from '@portico/devchain';
 import { startAuthServer } from '@portico/auth-server';
 import { createDashboardHandler } from '@portico/dashboard';
+import { type Anvil, type EvmSeed, seedEvmChain, setBlockTime, startAnvil } from '@portico/devchain';
 import { type Gateway, type KeyStore, parseConfig, startGateway } from '@portico/gateway';
 import { AUTO_APPROVE_WARNING, startWallet, walletBannerLines, walletConfigOut } from '@portico/wallet';
 import pino from 'pino';
