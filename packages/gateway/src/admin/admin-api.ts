@@ -4,6 +4,7 @@ import type { CreditLedger } from '../credits/ledger.ts';
 import type { UsageRecorder } from '../credits/usage-recorder.ts';
 import { BodyTooLargeError, readBody } from '../http/read-body.ts';
 import { sendJson } from '../http/respond.ts';
+import { generateApiKey, hashApiKey } from '../keys/api-key.ts';
 import type { KeyChanges, KeyStore } from '../keys/key-store.ts';
 import { describeKey } from '../keys/key-view.ts';
 import type { Network } from '../network.ts';
@@ -31,6 +32,7 @@ class AdminError extends Error {
 /**
  * The admin HTTP API under /admin, guarded by `Authorization: Bearer <admin token>`:
  * GET/POST /admin/keys, GET/PATCH/DELETE /admin/keys/:id, POST /admin/keys/:id/rotate,
+ * POST/DELETE /admin/keys/:id/secret,
  * GET /admin/projects, GET /admin/usage, GET /admin/networks.
  */
 export async function handleAdmin(
@@ -78,11 +80,12 @@ async function route(
   const parts = url.pathname.split('/').filter(Boolean); // ['admin', ...]
   const method = request.method ?? 'GET';
   if (parts[1] === 'keys' && parts.length === 2) {
-    if (method === 'GET')
-      return {
-        status: 200,
-        body: { keys: await Promise.all((await deps.keys.list()).map((k) => describeKey(k, deps.ledger))) },
-      };
+    if (method === 'GET') {
+      const project = url.searchParams.get('project');
+      const keys = (await deps.keys.list()).filter((k) => !project || k.project === project);
+      return { status: 200, body: { keys: await Promise.all(keys.map((k) => describeKey(k, deps.ledger))) } };
+    }
+
     if (method === 'POST') {
       const input = await readJson(request);
       rejectUnknown(input, KEY_FIELDS);
@@ -105,16 +108,29 @@ async function route(
     if (method === 'GET') return { status: 200, body: await describeKey(existing, deps.ledger) };
     if (method === 'PATCH') {
       const input = await readJson(request);
-      const unknown = Object.keys(input).filter(
-        (k) => k !== 'name' && k !== 'dailyCredits' && k !== 'creditsPerSecond',
-      );
-      if (unknown.length)
-        throw new AdminError(400, 'invalid_input', `unknown field(s): ${unknown.join(', ')}`);
-      const updated = await deps.keys.update(id, input as Omit<KeyChanges, 'project'>);
+      rejectUnknown(input, [...KEY_FIELDS, 'settings']);
+      const updated = await deps.keys.update(id, input as Omit<KeyChanges, 'secretHash'>);
       return { status: 200, body: await describeKey(updated!, deps.ledger) };
     }
     if (method === 'DELETE')
       return { status: 200, body: await describeKey((await deps.keys.revoke(id))!, deps.ledger) };
+  }
+  if (
+    parts[1] === 'keys' &&
+    parts.length === 4 &&
+    parts[3] === 'secret' &&
+    (method === 'POST' || method === 'DELETE')
+  ) {
+    // A key secret for HTTP Basic: generated here, shown once, stored as its SHA-256 only.
+    const secret = method === 'POST' ? generateApiKey() : null;
+    const updated = await deps.keys.update(parts[2], {
+      secretHash: secret === null ? null : hashApiKey(secret),
+    });
+    if (!updated) throw new AdminError(404, 'not_found', `no key with id ${parts[2]}`);
+    return {
+      status: 200,
+      body: { ...(secret ? { secret } : {}), ...(await describeKey(updated, deps.ledger)) },
+    };
   }
   if (parts[1] === 'keys' && parts.length === 4 && parts[3] === 'rotate' && method === 'POST') {
     const rotated = await deps.keys.rotate(parts[2]);

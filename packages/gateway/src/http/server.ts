@@ -5,6 +5,7 @@ import { nextUtcMidnight } from '../credits/day.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import type { Network } from '../network.ts';
 import { authenticate } from '../pipeline/authenticate.ts';
+import { enforceRequestSettings } from '../pipeline/enforce-settings.ts';
 import { handleRpc, type RpcDependencies } from '../pipeline/handle-rpc.ts';
 import { GatewayError } from '../rpc/errors.ts';
 import { errorResponse } from '../rpc/jsonrpc.ts';
@@ -106,6 +107,11 @@ async function handle(
   let record: Awaited<ReturnType<typeof authenticate>>;
   try {
     record = await authenticate(deps.keys, key);
+    enforceRequestSettings(record, {
+      origin: request.headers.origin,
+      userAgent: request.headers['user-agent'],
+      authorization: request.headers.authorization,
+    });
   } catch (error) {
     request.resume();
     return fail(error as GatewayError);

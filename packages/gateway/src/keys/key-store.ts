@@ -1,3 +1,5 @@
+import { type KeySettings, type KeySettingsInput, validateSettingsInput } from './key-settings.ts';
+
 /** What the gateway knows of an API key; never the key itself. */
 export type ApiKeyRecord = {
   id: string;
@@ -9,6 +11,8 @@ export type ApiKeyRecord = {
   dailyCredits: number;
   /** Credits a key may spend per second; null for no per-second cap. */
   creditsPerSecond: number | null;
+  /** Allowlists and key secret; empty lists allow everything. */
+  settings: KeySettings;
   createdAt: Date;
   revokedAt: Date | null;
 };
@@ -27,7 +31,21 @@ export type KeyChanges = {
   project?: string;
   dailyCredits?: number;
   creditsPerSecond?: number | null;
+  /** Replaces the given allowlists (lists not named stay as they are). */
+  settings?: KeySettingsInput;
+  /** SHA-256 of a new key secret, or null to require none. */
+  secretHash?: string | null;
 };
+
+/** The settings after applying changes (validated). */
+export function mergeSettings(current: KeySettings, changes: KeyChanges): KeySettings {
+  const lists = changes.settings === undefined ? {} : validateSettingsInput(changes.settings);
+  return {
+    ...current,
+    ...lists,
+    secretHash: changes.secretHash === undefined ? current.secretHash : changes.secretHash,
+  };
+}
 
 export interface KeyStore {
   /** Creates a key; the returned `key` is the only time the full key is seen. */

@@ -1,5 +1,6 @@
 import { nextUtcMidnight, utcDay } from '../credits/day.ts';
 import type { CreditLedger } from '../credits/ledger.ts';
+import { describeSettings } from './key-settings.ts';
 import type { ApiKeyRecord } from './key-store.ts';
 
 /** A key as the admin API, the CLI and the dashboard show it: settings plus today's balance. */
@@ -10,6 +11,8 @@ export type KeyView = {
   project: string;
   dailyCredits: number;
   creditsPerSecond: number | null;
+  settings: ReturnType<typeof describeSettings>;
+
   creditsUsedToday: number;
   creditsRemainingToday: number;
   day: string;
@@ -31,6 +34,8 @@ export async function describeKey(
     project: record.project,
     dailyCredits: record.dailyCredits,
     creditsPerSecond: record.creditsPerSecond,
+    settings: describeSettings(record.settings),
+
     creditsUsedToday: spent,
     creditsRemainingToday: Math.max(0, record.dailyCredits - spent),
     day: utcDay(now),

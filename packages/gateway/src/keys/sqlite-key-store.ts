@@ -1,5 +1,6 @@
 import { type SqliteDatabase, scalar } from '../store/sqlite.ts';
 import { generateApiKey, generateKeyId, hashApiKey, keyPrefix } from './api-key.ts';
+import { parseStoredSettings } from './key-settings.ts';
 import {
   type ApiKeyRecord,
   type CreateKeyParameters,
@@ -7,6 +8,7 @@ import {
   DEFAULT_PROJECT,
   type KeyChanges,
   type KeyStore,
+  mergeSettings,
   validateChosenKey,
   validateCreditsPerSecond,
   validateDailyCredits,
@@ -21,6 +23,7 @@ type Row = {
   project: string;
   daily_credits: number;
   credits_per_second: number | null;
+  settings: string;
   created_at: number;
   revoked_at: number | null;
 };
@@ -32,6 +35,7 @@ const toRecord = (row: Row): ApiKeyRecord => ({
   project: row.project,
   dailyCredits: row.daily_credits,
   creditsPerSecond: row.credits_per_second,
+  settings: parseStoredSettings(row.settings),
   createdAt: new Date(row.created_at),
   revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at),
 });
@@ -61,7 +65,7 @@ export class SqliteKeyStore implements KeyStore {
       byHash: db.prepare('SELECT * FROM api_keys WHERE key_hash = ?'),
       revoke: db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
       update: db.prepare(
-        'UPDATE api_keys SET name = ?, project = ?, daily_credits = ?, credits_per_second = ? WHERE id = ?',
+        'UPDATE api_keys SET name = ?, project = ?, daily_credits = ?, credits_per_second = ?, settings = ? WHERE id = ?',
       ),
       rotate: db.prepare(
         'UPDATE api_keys SET key_hash = ?, key_prefix = ? WHERE id = ? AND revoked_at IS NULL',
@@ -110,6 +114,7 @@ export class SqliteKeyStore implements KeyStore {
       changes.creditsPerSecond === undefined
         ? current.creditsPerSecond
         : validateCreditsPerSecond(changes.creditsPerSecond),
+      JSON.stringify(mergeSettings(current.settings, changes)),
       id,
     );
     this.cache.clear();

@@ -13,6 +13,7 @@ import {
   resultResponse,
 } from '../rpc/jsonrpc.ts';
 import { charge, limitRate } from './charge.ts';
+import { enforceItemSettings } from './enforce-settings.ts';
 import { type CacheStatus, forward } from './forward.ts';
 import { resolveMethod } from './resolve-method.ts';
 
@@ -111,6 +112,8 @@ async function handleItem(
       );
     }
     const params = request.params;
+    enforceItemSettings(key, request.method, params);
+
     if (rule.check) await rule.check(params, network.chain);
     await limitRate(deps.rateLimiter, key, request.method, rule.cost);
     remaining = await charge(deps.ledger, key, request.method, rule.cost);

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { generateApiKey, generateKeyId, hashApiKey, keyPrefix } from '../keys/api-key.ts';
+import { parseStoredSettings } from '../keys/key-settings.ts';
 import {
   type ApiKeyRecord,
   type CreateKeyParameters,
@@ -7,6 +8,7 @@ import {
   DEFAULT_PROJECT,
   type KeyChanges,
   type KeyStore,
+  mergeSettings,
   validateChosenKey,
   validateCreditsPerSecond,
   validateDailyCredits,
@@ -23,6 +25,7 @@ type Row = {
   project: string;
   daily_credits: string | number;
   credits_per_second: string | number | null;
+  settings: unknown;
   created_at: Date;
   revoked_at: Date | null;
 };
@@ -34,11 +37,13 @@ const toRecord = (row: Row): ApiKeyRecord => ({
   project: row.project,
   dailyCredits: Number(row.daily_credits),
   creditsPerSecond: row.credits_per_second === null ? null : Number(row.credits_per_second),
+  settings: parseStoredSettings(row.settings),
   createdAt: row.created_at,
   revokedAt: row.revoked_at,
 });
 
-const COLUMNS = 'id, name, key_prefix, project, daily_credits, credits_per_second, created_at, revoked_at';
+const COLUMNS =
+  'id, name, key_prefix, project, daily_credits, credits_per_second, settings, created_at, revoked_at';
 
 export type PostgresKeyStoreOptions = {
   /** Told when the change listener's connection is lost or cannot be made (it reconnects by itself). */
@@ -126,6 +131,9 @@ export class PostgresKeyStore implements KeyStore {
   }
 
   async update(id: string, changes: KeyChanges) {
+    const current = await this.get(id);
+    if (!current) return undefined;
+    const settings = JSON.stringify(mergeSettings(current.settings, changes));
     const name = changes.name === undefined ? null : validateKeyName(changes.name);
     const project = changes.project === undefined ? null : validateProject(changes.project);
     const daily = changes.dailyCredits === undefined ? null : validateDailyCredits(changes.dailyCredits);
@@ -136,9 +144,10 @@ export class PostgresKeyStore implements KeyStore {
          name = COALESCE($1, name),
          project = COALESCE($2, project),
          daily_credits = COALESCE($3, daily_credits),
-         credits_per_second = CASE WHEN $4::boolean THEN $5::bigint ELSE credits_per_second END
+         credits_per_second = CASE WHEN $4::boolean THEN $5::bigint ELSE credits_per_second END,
+         settings = $7::jsonb
        WHERE id = $6 RETURNING ${COLUMNS}`,
-      [name, project, daily, setPerSecond, perSecond, id],
+      [name, project, daily, setPerSecond, perSecond, id, settings],
     );
     this.invalidate();
     return rows[0] && toRecord(rows[0]);

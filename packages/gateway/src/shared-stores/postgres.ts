@@ -43,6 +43,11 @@ const MIGRATIONS: { id: number; name: string; sql: string }[] = [
       CREATE TRIGGER api_keys_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON api_keys
         FOR EACH STATEMENT EXECUTE FUNCTION portico_api_keys_changed();`,
   },
+  {
+    id: 2,
+    name: 'per-key security settings',
+    sql: `ALTER TABLE api_keys ADD COLUMN settings JSONB NOT NULL DEFAULT '{}'::jsonb;`,
+  },
 ];
 
 /** A connection pool for the shared store; errors of idle connections are reported, never thrown. */

@@ -32,6 +32,7 @@ const MIGRATIONS = [
    );`,
   `ALTER TABLE api_keys ADD COLUMN project TEXT NOT NULL DEFAULT 'default';
    ALTER TABLE api_keys ADD COLUMN credits_per_second INTEGER`,
+  `ALTER TABLE api_keys ADD COLUMN settings TEXT NOT NULL DEFAULT '{}'`,
 ];
 
 /** Opens (creating if needed) the gateway's SQLite database and brings its schema up to date. */
