@@ -1,1 +1,9 @@
-export { ANVIL_VERSION, type Anvil, anvilBinaryPath, DEV_MNEMONIC, type StartAnvilParameters, startAnvil } from './evm/anvil.ts';
+export {
+  ANVIL_VERSION,
+  type Anvil,
+  anvilBinaryPath,
+  DEV_MNEMONIC,
+  type StartAnvilParameters,
+  startAnvil,
+} from './evm/anvil.ts';
+export { type SolanaLedger, type StartSolanaLedgerOptions, startSolanaLedger } from './solana/index.ts';

@@ -136,6 +136,8 @@ function waitForListening(child: ChildProcess, onLog?: (line: string) => void): 
     child.stderr?.on('data', (chunk: Buffer) => {
       output = (output + chunk.toString()).slice(-4000);
     });
-    child.once('exit', (code) => fail(new Error(`anvil exited with code ${code} before listening:\n${output}`)));
+    child.once('exit', (code) =>
+      fail(new Error(`anvil exited with code ${code} before listening:\n${output}`)),
+    );
   });
 }

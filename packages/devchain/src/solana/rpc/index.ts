@@ -1,0 +1,40 @@
+/** The method table of the ledger's JSON-RPC endpoint. */
+import { getAccountInfo, getBalance, getMinimumBalanceForRentExemption, requestAirdrop } from './accounts.ts';
+import {
+  getBlockHeight,
+  getGenesisHash,
+  getHealth,
+  getLatestBlockhash,
+  getSlot,
+  getVersion,
+  isBlockhashValid,
+} from './cluster.ts';
+import { getSignaturesForAddress } from './history.ts';
+import {
+  getSignatureStatuses,
+  getTransaction,
+  sendTransaction,
+  simulateTransaction,
+} from './transactions.ts';
+import type { Handler } from './types.ts';
+
+export type { Handler } from './types.ts';
+
+export const METHODS: Readonly<Record<string, Handler>> = {
+  getAccountInfo,
+  getBalance,
+  getBlockHeight,
+  getGenesisHash,
+  getHealth,
+  getLatestBlockhash,
+  getMinimumBalanceForRentExemption,
+  getSignaturesForAddress,
+  getSignatureStatuses,
+  getSlot,
+  getTransaction,
+  getVersion,
+  isBlockhashValid,
+  requestAirdrop,
+  sendTransaction,
+  simulateTransaction,
+};
