@@ -1,10 +1,10 @@
 /** Helpers for the Solana ledger tests: @solana/kit as the client, raw JSON-RPC for exact error shapes. */
-import { getTransferSolInstruction } from '@solana-program/system';
+
 import {
   type Address,
   appendTransactionMessageInstructions,
   type Blockhash,
-  createSolanaRpc,
+  type createSolanaRpc,
   createTransactionMessage,
   getBase64EncodedWireTransaction,
   type Instruction,
@@ -16,13 +16,18 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
 } from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
 import { memoInstruction } from '../src/solana/seed.ts';
 
 export type Rpc = ReturnType<typeof createSolanaRpc>;
 export type Lifetime = { blockhash: Blockhash; lastValidBlockHeight: bigint };
 
 /** Polls `probe` until it returns a value (not undefined); fails after `limitMs` (a bound, not an assertion on time). */
-export async function until<T>(what: string, probe: () => Promise<T | undefined>, limitMs = 30_000): Promise<T> {
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  limitMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + limitMs;
   for (;;) {
     const value = await probe();
@@ -98,5 +103,8 @@ export async function raw(
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
   });
-  return (await response.json()) as { result?: unknown; error?: { code: number; message: string; data?: unknown } };
+  return (await response.json()) as {
+    result?: unknown;
+    error?: { code: number; message: string; data?: unknown };
+  };
 }

@@ -1,11 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { address, generateKeyPairSigner, type KeyPairSigner, type Signature } from '@solana/kit';
-import { createSolanaRpc } from '@solana/kit';
+import {
+  address,
+  createSolanaRpc,
+  generateKeyPairSigner,
+  type KeyPairSigner,
+  type Signature,
+} from '@solana/kit';
 import { startSolanaLedger } from '../src/index.ts';
 import { FINALIZATION_DEPTH, Ledger } from '../src/solana/ledger.ts';
 import { type RpcServer, startRpcServer } from '../src/solana/server.ts';
-import { airdrop, latest, raw, type Rpc, send, signedTransfer, until } from './solana-client.ts';
+import { airdrop, latest, type Rpc, raw, send, signedTransfer, until } from './solana-client.ts';
 
 // The ledger here has no clock: the test produces every slot itself, so each commitment level is
 // observed exactly at the slot it changes.
@@ -43,10 +48,15 @@ describe('Solana ledger commitment levels as slots advance', () => {
   });
 
   test('a transaction moves processed → confirmed → finalized in history, status and getTransaction', async () => {
-    const signature: Signature = await send(rpc, await signedTransfer(payer, payee.address, 1234n, await latest(rpc)));
+    const signature: Signature = await send(
+      rpc,
+      await signedTransfer(payer, payee.address, 1234n, await latest(rpc)),
+    );
     const slot = ledger.slot;
     const history = async (commitment: 'confirmed' | 'finalized') =>
-      (await rpc.getSignaturesForAddress(payee.address, { commitment }).send()).find((e) => e.signature === signature);
+      (await rpc.getSignaturesForAddress(payee.address, { commitment }).send()).find(
+        (e) => e.signature === signature,
+      );
     const status = async () => (await rpc.getSignatureStatuses([signature]).send()).value[0];
 
     let current = await status();
@@ -55,7 +65,12 @@ describe('Solana ledger commitment levels as slots advance', () => {
     assert.equal(current?.confirmations, 0n);
     assert.equal(await history('confirmed'), undefined);
     assert.equal(await history('finalized'), undefined);
-    assert.equal(await rpc.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }).send(), null);
+    assert.equal(
+      await rpc
+        .getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 })
+        .send(),
+      null,
+    );
 
     ledger.advanceSlot();
     current = await status();
@@ -63,10 +78,14 @@ describe('Solana ledger commitment levels as slots advance', () => {
     assert.equal(current?.confirmations, 1n);
     assert.equal((await history('confirmed'))?.confirmationStatus, 'confirmed');
     assert.equal(await history('finalized'), undefined);
-    const confirmedTx = await rpc.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }).send();
+    const confirmedTx = await rpc
+      .getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 })
+      .send();
     assert.equal(confirmedTx?.slot, BigInt(slot));
     assert.equal(
-      await rpc.getTransaction(signature, { commitment: 'finalized', maxSupportedTransactionVersion: 0 }).send(),
+      await rpc
+        .getTransaction(signature, { commitment: 'finalized', maxSupportedTransactionVersion: 0 })
+        .send(),
       null,
     );
 
@@ -95,11 +114,19 @@ describe('Solana ledger commitment levels as slots advance', () => {
       message: 'Minimum context slot has not been reached',
       data: { contextSlot: processed - 1 },
     });
-    const finalized = await raw(server.url, 'getSignaturesForAddress', [payer.address, { minContextSlot: processed - 31 }]);
+    const finalized = await raw(server.url, 'getSignaturesForAddress', [
+      payer.address,
+      { minContextSlot: processed - 31 },
+    ]);
     assert.deepEqual(finalized.error?.data, { contextSlot: processed - 32 });
-    const met = await raw(server.url, 'getSignaturesForAddress', [payer.address, { minContextSlot: processed - 32 }]);
+    const met = await raw(server.url, 'getSignaturesForAddress', [
+      payer.address,
+      { minContextSlot: processed - 32 },
+    ]);
     assert.ok(Array.isArray(met.result));
-    const slot = await raw(server.url, 'getSlot', [{ commitment: 'processed', minContextSlot: processed + 1 }]);
+    const slot = await raw(server.url, 'getSlot', [
+      { commitment: 'processed', minContextSlot: processed + 1 },
+    ]);
     assert.equal(slot.error?.code, -32016);
   });
 
@@ -126,7 +153,9 @@ describe('Solana ledger clock', () => {
     const rpc = createSolanaRpc(ledger.url);
     const who = await generateKeyPairSigner();
     const signature = await airdrop(rpc, who.address, 10n ** 9n, 'finalized');
-    const [entry] = await rpc.getSignaturesForAddress(address(who.address), { commitment: 'finalized' }).send();
+    const [entry] = await rpc
+      .getSignaturesForAddress(address(who.address), { commitment: 'finalized' })
+      .send();
     assert.equal(entry.signature, signature);
     assert.equal(entry.confirmationStatus, 'finalized');
     const finalized = await rpc.getSlot({ commitment: 'finalized' }).send();
