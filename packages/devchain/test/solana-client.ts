@@ -4,8 +4,9 @@ import {
   type Address,
   appendTransactionMessageInstructions,
   type Blockhash,
-  type createSolanaRpc,
+  createSolanaRpc,
   createTransactionMessage,
+  devnet,
   getBase64EncodedWireTransaction,
   type Instruction,
   type KeyPairSigner,
@@ -19,7 +20,11 @@ import {
 import { getTransferSolInstruction } from '@solana-program/system';
 import { memoInstruction } from '../src/solana/seed.ts';
 
-export type Rpc = ReturnType<typeof createSolanaRpc>;
+/** A kit RPC client for the ledger (typed as a test cluster: it serves requestAirdrop). */
+export function connect(url: string) {
+  return createSolanaRpc(devnet(url));
+}
+export type Rpc = ReturnType<typeof connect>;
 export type Lifetime = { blockhash: Blockhash; lastValidBlockHeight: bigint };
 
 /** Polls `probe` until it returns a value (not undefined); fails after `limitMs` (a bound, not an assertion on time). */

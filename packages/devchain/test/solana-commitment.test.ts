@@ -1,16 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import {
-  address,
-  createSolanaRpc,
-  generateKeyPairSigner,
-  type KeyPairSigner,
-  type Signature,
-} from '@solana/kit';
+import { address, generateKeyPairSigner, type KeyPairSigner, lamports, type Signature } from '@solana/kit';
 import { startSolanaLedger } from '../src/index.ts';
 import { FINALIZATION_DEPTH, Ledger } from '../src/solana/ledger.ts';
 import { type RpcServer, startRpcServer } from '../src/solana/server.ts';
-import { airdrop, latest, type Rpc, raw, send, signedTransfer, until } from './solana-client.ts';
+import { airdrop, connect, latest, type Rpc, raw, send, signedTransfer, until } from './solana-client.ts';
 
 // The ledger here has no clock: the test produces every slot itself, so each commitment level is
 // observed exactly at the slot it changes.
@@ -24,13 +18,13 @@ describe('Solana ledger commitment levels as slots advance', () => {
   before(async () => {
     ledger = await Ledger.open();
     server = await startRpcServer(ledger, 0, () => {});
-    rpc = createSolanaRpc(server.url);
+    rpc = connect(server.url);
     payer = await generateKeyPairSigner();
     payee = await generateKeyPairSigner();
-    const funded = rpc.requestAirdrop(payer.address, 10n ** 10n).send();
+    const funded = rpc.requestAirdrop(payer.address, lamports(10n ** 10n)).send();
     await funded;
     ledger.advanceSlot();
-    await rpc.requestAirdrop(payee.address, 10n ** 9n).send();
+    await rpc.requestAirdrop(payee.address, lamports(10n ** 9n)).send();
     for (let i = 0; i <= FINALIZATION_DEPTH; i++) ledger.advanceSlot();
   });
 
@@ -67,7 +61,11 @@ describe('Solana ledger commitment levels as slots advance', () => {
     assert.equal(await history('finalized'), undefined);
     assert.equal(
       await rpc
-        .getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 })
+        .getTransaction(signature, {
+          commitment: 'confirmed',
+          encoding: 'json',
+          maxSupportedTransactionVersion: 0,
+        })
         .send(),
       null,
     );
@@ -79,12 +77,20 @@ describe('Solana ledger commitment levels as slots advance', () => {
     assert.equal((await history('confirmed'))?.confirmationStatus, 'confirmed');
     assert.equal(await history('finalized'), undefined);
     const confirmedTx = await rpc
-      .getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 })
+      .getTransaction(signature, {
+        commitment: 'confirmed',
+        encoding: 'json',
+        maxSupportedTransactionVersion: 0,
+      })
       .send();
     assert.equal(confirmedTx?.slot, BigInt(slot));
     assert.equal(
       await rpc
-        .getTransaction(signature, { commitment: 'finalized', maxSupportedTransactionVersion: 0 })
+        .getTransaction(signature, {
+          commitment: 'finalized',
+          encoding: 'json',
+          maxSupportedTransactionVersion: 0,
+        })
         .send(),
       null,
     );
@@ -137,7 +143,7 @@ describe('Solana ledger commitment levels as slots advance', () => {
     const answer = await raw(server.url, 'sendTransaction', [wire, { encoding: 'base64' }]);
     assert.equal(answer.error?.code, -32002);
     assert.equal(answer.error?.message, 'Transaction simulation failed: Blockhash not found');
-    assert.equal((answer.error?.data as { err: unknown }).err, 'BlockhashNotFound');
+    assert.equal((answer.error?.data as { err: unknown } | undefined)?.err, 'BlockhashNotFound');
     const valid = await rpc.isBlockhashValid(lifetime.blockhash, { commitment: 'processed' }).send();
     assert.equal(valid.value, false);
   });
@@ -150,7 +156,7 @@ describe('Solana ledger clock', () => {
   test('slots advance on their own and transactions become finalized', async () => {
     const ledger = await startSolanaLedger({ slotMs: 10 });
     stop = ledger.stop;
-    const rpc = createSolanaRpc(ledger.url);
+    const rpc = connect(ledger.url);
     const who = await generateKeyPairSigner();
     const signature = await airdrop(rpc, who.address, 10n ** 9n, 'finalized');
     const [entry] = await rpc

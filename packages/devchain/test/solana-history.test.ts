@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  createSolanaRpc,
   generateKeyPairSigner,
   getBase58Decoder,
   type KeyPairSigner,
+  lamports,
   type Signature,
 } from '@solana/kit';
 import { FINALIZATION_DEPTH, Ledger } from '../src/solana/ledger.ts';
 import { type RpcServer, startRpcServer } from '../src/solana/server.ts';
-import { latest, type Rpc, raw, send, signedTransfer } from './solana-client.ts';
+import { connect, latest, type Rpc, raw, send, signedTransfer } from './solana-client.ts';
 
 const TRANSFERS = 300;
 const PER_SLOT = 8;
@@ -27,11 +27,11 @@ describe('Solana ledger getSignaturesForAddress paging', () => {
   before(async () => {
     ledger = await Ledger.open();
     server = await startRpcServer(ledger, 0, () => {});
-    rpc = createSolanaRpc(server.url);
+    rpc = connect(server.url);
     payer = await generateKeyPairSigner();
     payee = await generateKeyPairSigner();
-    sent.push(await rpc.requestAirdrop(payer.address, 10n ** 12n).send());
-    await rpc.requestAirdrop(payee.address, 10n ** 9n).send();
+    sent.push(await rpc.requestAirdrop(payer.address, lamports(10n ** 12n)).send());
+    await rpc.requestAirdrop(payee.address, lamports(10n ** 9n)).send();
     ledger.advanceSlot();
     for (let i = 0; i < TRANSFERS; i += PER_SLOT) {
       const lifetime = await latest(rpc);
