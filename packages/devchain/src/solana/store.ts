@@ -109,7 +109,7 @@ export class LedgerStore {
     this.#setMeta = this.#db.prepare(
       'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
     );
-    this.#getMeta = this.#db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
+    this.#getMeta = this.#db.prepare('SELECT value FROM meta WHERE key = ?');
     this.#record = this.#db.transaction((tx: NewTransaction): number => {
       const result = this.#insertTx.run(
         tx.signature,
@@ -128,8 +128,9 @@ export class LedgerStore {
   }
 
   getMeta(key: string): string | undefined {
-    const value = this.#getMeta.get(key);
-    return typeof value === 'string' ? value : undefined;
+    // (libsql's pluck() still returns row objects, so columns are read by name.)
+    const row = this.#getMeta.get(key) as { value?: unknown } | undefined;
+    return typeof row?.value === 'string' ? row.value : undefined;
   }
 
   setMeta(key: string, value: string): void {
@@ -157,8 +158,10 @@ export class LedgerStore {
   }
 
   lastSeq(): number {
-    const value = this.#db.prepare('SELECT MAX(seq) FROM transactions').pluck().get();
-    return typeof value === 'number' ? value : 0;
+    const row = this.#db.prepare('SELECT MAX(seq) AS seq FROM transactions').get() as
+      | { seq?: unknown }
+      | undefined;
+    return typeof row?.seq === 'number' ? row.seq : 0;
   }
 
   /**
