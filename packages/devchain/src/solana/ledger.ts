@@ -296,10 +296,10 @@ export class Ledger {
       if (simulation.err === 'SignatureFailure') throw signatureFailure();
       if (simulation.err !== null) throw preflightFailure(simulation);
     }
-    return this.#execute(tx);
+    return this.#execute(tx, wire);
   }
 
-  #execute(tx: DecodedTransaction): string {
+  #execute(tx: DecodedTransaction, wire: Uint8Array): string {
     const preBalances = tx.accountKeys.map((key) => this.#svm.getBalance(key) ?? 0n);
     let result: TransactionMetadata | FailedTransactionMetadata;
     try {
@@ -332,7 +332,7 @@ export class Ledger {
       blockTime: this.#slotTime,
       err,
       memo: tx.memo,
-      wire: transactionEncoder.encode(tx.transaction) as Uint8Array,
+      wire,
       meta: {
         fee: String(LAMPORTS_PER_SIGNATURE * BigInt(tx.header.numRequiredSignatures)),
         preBalances: preBalances.map(String),

@@ -136,6 +136,19 @@ export const API_VERSION = '2.3.0';
 export function wireAt(params: unknown[], config: Config): Uint8Array {
   const encoded = stringAt(params, 0, 'transaction');
   const encoding = config.encoding ?? 'base58';
+  const wire = decodeWire(encoded, encoding);
+  if (wire.length > PACKET_DATA_SIZE) {
+    throw invalidParams(
+      `${String(encoding)} encoded solana_transaction::versioned::VersionedTransaction too large: ${wire.length} bytes (max: ${PACKET_DATA_SIZE} bytes)`,
+    );
+  }
+  return wire;
+}
+
+/** The largest wire transaction a cluster accepts. */
+export const PACKET_DATA_SIZE = 1232;
+
+function decodeWire(encoded: string, encoding: unknown): Uint8Array {
   if (encoding === 'base64') {
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)) throw invalidParams('invalid base64 encoding: InvalidByte');
     return new Uint8Array(Buffer.from(encoded, 'base64'));
