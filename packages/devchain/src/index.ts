@@ -6,4 +6,6 @@ export {
   type StartAnvilParameters,
   startAnvil,
 } from './evm/anvil.ts';
+export { PorticoDemo } from './evm/contracts.generated.ts';
+export { type EvmSeed, seedEvmChain, setBlockTime } from './evm/seed.ts';
 export { type SolanaLedger, type StartSolanaLedgerOptions, startSolanaLedger } from './solana/index.ts';

@@ -1,0 +1,32 @@
+import type { DevConfigOut } from './commands/dev.ts';
+
+/** The text `portico dev` prints once everything is up: addresses, keys, copy-paste examples. */
+export function printBanner(config: DevConfigOut, options: { blockTime: number }) {
+  const local = config.networks.local;
+  const curl = (method: string, params: unknown[]) =>
+    `curl -s -X POST -H 'Content-Type: application/json' \\\n    --data '${JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })}' \\\n    ${local.rpcUrl}`;
+  const lines = [
+    '',
+    'Portico dev is running. Press Ctrl-C to stop.',
+    '',
+    `  Gateway        ${config.gatewayUrl}`,
+    ...Object.entries(config.networks).map(
+      ([name, n]) => `  Network        ${name.padEnd(14)} ${n.chainId.padEnd(16)} ${n.baseUrl}/v3/<API_KEY>`,
+    ),
+    `  API key        ${config.apiKey}`,
+    `  Admin token    ${config.adminToken}   (admin API: ${config.gatewayUrl}/admin/keys)`,
+    `  Data folder    ${config.dataDir}`,
+    `  anvil          ${config.evm.upstreamUrl}  (chain 31337, ${options.blockTime ? `a block every ${options.blockTime} s` : 'a block per transaction'})`,
+    `  Dev accounts   ${config.evm.accounts.slice(0, 3).join(', ')}, ... (mnemonic "test test ... junk")`,
+    `  Demo contract  ${config.evm.demoContract}`,
+    '',
+    'Try:',
+    `  ${curl('eth_getBlockByNumber', ['latest', false])}`,
+    '',
+    `  ${curl('eth_getTransactionReceipt', [config.evm.transactions.failed])}`,
+    '',
+    `  ${curl('eth_call', [{ to: config.evm.demoContract, data: '0xe7cb5232' /* failWithReason() */ }, 'latest'])}`,
+    '',
+  ];
+  console.log(lines.join('\n'));
+}

@@ -1,0 +1,138 @@
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { type Anvil, type EvmSeed, seedEvmChain, setBlockTime, startAnvil } from '@portico/devchain';
+import { type Gateway, type KeyStore, parseConfig, startGateway } from '@portico/gateway';
+import pino from 'pino';
+import { printBanner } from '../banner.ts';
+import { dataDirSecret, defaultDataDir, writeDataDirSecret } from '../data-dir.ts';
+import { CliError } from '../errors.ts';
+import { onShutdown } from '../shutdown.ts';
+
+const HELP = `portico dev [options]
+
+Runs everything on embedded defaults: an anvil EVM chain (seeded with activity), the gateway,
+a development API key. Nothing else to install.
+
+  --port N            gateway port (default 8545; 0 picks a free port)
+  --data-dir DIR      keeps keys, usage and the admin token (default ${defaultDataDir()})
+  --api-key KEY       use this development API key
+  --config-out FILE   write the endpoints and keys as JSON to FILE
+  --block-time S      seconds between blocks (default 2; 0 mines one block per transaction)`;
+
+/** What `--config-out` writes: the contract other tools and tests rely on. */
+export type DevConfigOut = {
+  apiKey: string;
+  adminToken: string;
+  gatewayUrl: string;
+  dataDir: string;
+  networks: Record<string, { baseUrl: string; chainId: string; rpcUrl: string; kind: string }>;
+  evm: {
+    upstreamUrl: string;
+    accounts: string[];
+    demoContract: string;
+    transactions: EvmSeed['transactions'];
+  };
+};
+
+export async function runDev(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      port: { type: 'string', default: '8545' },
+      'data-dir': { type: 'string' },
+      'api-key': { type: 'string' },
+      'config-out': { type: 'string' },
+      'block-time': { type: 'string', default: '2' },
+      help: { type: 'boolean' },
+    },
+  });
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  const port = integerFlag(values.port, '--port', 0, 65535);
+  const blockTime = integerFlag(values['block-time'], '--block-time', 0, 3600);
+  const dataDir = resolve(values['data-dir'] ?? defaultDataDir());
+  const logger = pino({ level: process.env.PORTICO_LOG_LEVEL ?? 'warn' });
+
+  const started: { close: () => Promise<void> }[] = [];
+  const closeAll = async () => {
+    for (const service of started.reverse()) await service.close().catch(() => {});
+  };
+  try {
+    const anvil: Anvil = await startAnvil({ extraArgs: ['--slots-in-an-epoch', '2'] });
+    started.push({ close: anvil.stop });
+    const seed = await seedEvmChain(anvil.url);
+    await setBlockTime(anvil.url, blockTime);
+
+    const adminToken = dataDirSecret(dataDir, 'admin-token');
+    const gateway: Gateway = await startGateway(
+      parseConfig({
+        port,
+        dataDir,
+        adminToken,
+        logLevel: logger.level,
+        networks: [{ name: 'local', kind: 'evm', chainId: 'eip155:31337', upstreams: [anvil.url] }],
+      }),
+      { logger },
+    );
+    started.push(gateway);
+    const apiKey = await ensureDevKey(gateway.keys, dataDir, values['api-key']);
+
+    const networks = Object.fromEntries(
+      gateway.networks.map((n) => [
+        n.name,
+        { baseUrl: n.baseUrl, chainId: n.chainId, rpcUrl: `${n.baseUrl}/v3/${apiKey}`, kind: n.kind },
+      ]),
+    );
+    const configOut: DevConfigOut = {
+      apiKey,
+      adminToken,
+      gatewayUrl: gateway.url,
+      dataDir,
+      networks,
+      evm: {
+        upstreamUrl: anvil.url,
+        accounts: seed.accounts,
+        demoContract: seed.demoContract,
+        transactions: seed.transactions,
+      },
+    };
+    if (values['config-out']) writeFileSync(values['config-out'], `${JSON.stringify(configOut, null, 2)}\n`);
+    printBanner(configOut, { blockTime });
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+  await onShutdown(closeAll);
+  return 0;
+}
+
+/** The dev key: the one given with --api-key, else the one kept in the data folder, else a new one. */
+async function ensureDevKey(keys: KeyStore, dataDir: string, requested: string | undefined): Promise<string> {
+  if (requested) {
+    if (!(await keys.authenticate(requested))) {
+      try {
+        await keys.create({ name: 'dev (--api-key)', key: requested });
+      } catch (error) {
+        throw new CliError(
+          `cannot use --api-key: ${(error as Error).message.includes('UNIQUE') ? 'that key was revoked' : (error as Error).message}`,
+        );
+      }
+    }
+    return requested;
+  }
+  const kept = dataDirSecret(dataDir, 'dev-api-key', () => '');
+  if (kept && (await keys.authenticate(kept))) return kept;
+  const { key } = await keys.create({ name: 'dev' });
+  writeDataDirSecret(dataDir, 'dev-api-key', key);
+  return key;
+}
+
+function integerFlag(value: string | undefined, name: string, min: number, max: number): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < min || number > max)
+    throw new CliError(`${name} must be an integer from ${min} to ${max}`);
+  return number;
+}

@@ -1,0 +1,163 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { tempDir } from '@portico/testkit';
+import { createPublicClient, http } from 'viem';
+import { foundry } from 'viem/chains';
+import type { DevConfigOut } from '../src/commands/dev.ts';
+
+const BIN = new URL('../bin/portico.mjs', import.meta.url).pathname;
+
+type Running = { child: ChildProcess; config: DevConfigOut; output: () => string };
+
+/** Starts `portico dev` as a user would and waits for its --config-out file. */
+async function startDev(dataDir: string, extra: string[] = []): Promise<Running> {
+  const configPath = join(dataDir, `config-${Date.now()}.json`);
+  const child = spawn(
+    process.execPath,
+    [BIN, 'dev', '--port', '0', '--data-dir', dataDir, '--config-out', configPath, ...extra],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  child.stdout?.on('data', (c) => (output += c));
+  child.stderr?.on('data', (c) => (output += c));
+  const deadline = Date.now() + 60_000;
+  while (!existsSync(configPath) || !output.includes('Try:')) {
+    if (child.exitCode !== null) throw new Error(`portico dev exited early:\n${output}`);
+    if (Date.now() > deadline) throw new Error(`portico dev did not start:\n${output}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { child, config: JSON.parse(readFileSync(configPath, 'utf8')), output: () => output };
+}
+
+function processAlive(pid: number) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function anvilPidOn(url: string): Promise<number | undefined> {
+  const port = new URL(url).port;
+  const { execSync } = await import('node:child_process');
+  const out = execSync(`ss -ltnpH 'sport = :${port}' || true`).toString();
+  const match = /pid=(\d+)/.exec(out);
+  return match ? Number(match[1]) : undefined;
+}
+
+async function waitUntil(condition: () => boolean, ms: number) {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return true;
+}
+
+describe('portico dev', () => {
+  const dir = tempDir();
+  let dev: Running;
+
+  before(async () => {
+    dev = await startDev(dir.path, ['--block-time', '0']);
+  });
+  after(() => {
+    dev.child.kill('SIGKILL');
+    dir.cleanup();
+  });
+
+  test('--config-out lists the local network, the key and the admin token', () => {
+    const local = dev.config.networks.local;
+    assert.equal(local.chainId, 'eip155:31337');
+    assert.match(local.baseUrl, /^http:\/\/127\.0\.0\.1:\d+\/local$/);
+    assert.equal(local.rpcUrl, `${local.baseUrl}/v3/${dev.config.apiKey}`);
+    assert.match(dev.config.apiKey, /^[0-9a-f]{32}$/);
+    assert.ok(dev.config.adminToken.length >= 32);
+  });
+
+  test('the banner prints the addresses, the key and curl examples that work', async () => {
+    const banner = dev.output();
+    assert.ok(banner.includes(dev.config.networks.local.rpcUrl));
+    assert.ok(banner.includes(`API key        ${dev.config.apiKey}`));
+    const example = /--data '([^']+)'/.exec(banner);
+    assert.ok(example, 'a curl example with a JSON body');
+    const response = await fetch(dev.config.networks.local.rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: example[1],
+    });
+    const body = (await response.json()) as { result: { number: string } };
+    assert.equal(response.status, 200);
+    assert.match(body.result.number, /^0x[0-9a-f]+$/);
+  });
+
+  test('the seeded chain answers through the gateway with viem', async () => {
+    const client = createPublicClient({ chain: foundry, transport: http(dev.config.networks.local.rpcUrl) });
+    const failed = await client.getTransactionReceipt({ hash: dev.config.evm.transactions.failed });
+    assert.equal(failed.status, 'reverted');
+    const deploy = await client.getTransactionReceipt({ hash: dev.config.evm.transactions.deploy });
+    assert.equal(deploy.contractAddress?.toLowerCase(), dev.config.evm.demoContract.toLowerCase());
+  });
+
+  test('portico keys on the same data folder creates a key the running gateway accepts', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const created = JSON.parse(
+      execFileSync(process.execPath, [
+        BIN,
+        'keys',
+        'create',
+        '--name',
+        'cli-test',
+        '--daily-credits',
+        '1000',
+        '--data-dir',
+        dir.path,
+        '--json',
+      ]).toString(),
+    ) as { key: string; id: string };
+    const url = `${dev.config.networks.local.baseUrl}/v3/${created.key}`;
+    const call = () =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+      });
+    assert.equal((await call()).status, 200);
+    execFileSync(process.execPath, [BIN, 'keys', 'revoke', created.id, '--data-dir', dir.path]);
+    let status = 200;
+    const deadline = Date.now() + 5000;
+    while (status !== 401 && Date.now() < deadline) {
+      status = (await call()).status;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(status, 401);
+  });
+
+  test('SIGTERM stops portico dev and its anvil', async () => {
+    const anvilPid = await anvilPidOn(dev.config.evm.upstreamUrl);
+    assert.ok(anvilPid, 'anvil listens');
+    dev.child.kill('SIGTERM');
+    assert.ok(await waitUntil(() => dev.child.exitCode !== null, 10_000), 'portico dev exits');
+    assert.equal(dev.child.exitCode, 0);
+    assert.ok(await waitUntil(() => !processAlive(anvilPid), 5000), 'anvil is gone');
+  });
+
+  test('a second start on the same data folder keeps the dev key; SIGKILL leaves no anvil behind', async () => {
+    const again = await startDev(dir.path, ['--block-time', '0']);
+    try {
+      assert.equal(again.config.apiKey, dev.config.apiKey);
+      const anvilPid = await anvilPidOn(again.config.evm.upstreamUrl);
+      assert.ok(anvilPid);
+      again.child.kill('SIGKILL');
+      assert.ok(await waitUntil(() => !processAlive(anvilPid), 5000), 'the watchdog stops anvil');
+    } finally {
+      again.child.kill('SIGKILL');
+    }
+  });
+});

@@ -1,0 +1,191 @@
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import type { NetworkKind } from '../rpc/errors.ts';
+
+export type NetworkConfig = {
+  /** Short name, also the default base path (`/<name>`). */
+  name: string;
+  kind: NetworkKind;
+  /** CAIP-2 chain id, e.g. `eip155:1`. */
+  chainId: string;
+  /** Path prefix of the base address. Default `/<name>`; `""` with `host` serves the whole host. */
+  basePath: string;
+  /** Optional host name that selects this network (e.g. `mainnet.example.com`). */
+  host?: string;
+  /** Upstream node URLs; secrets may come from the environment as `${VAR}`. */
+  upstreams: string[];
+  /** Credits for methods without an entry in the seed's table. Default 80. */
+  passthroughCost: number;
+  /** Timeout of one upstream call. Default 30000 ms. */
+  timeoutMs: number;
+};
+
+export type GatewayConfig = {
+  host: string;
+  port: number;
+  /** The address clients use, when it differs from http://host:port (behind a proxy). */
+  publicUrl?: string;
+  /** Folder for the SQLite database (keys, usage). Omitted: an in-memory database. */
+  dataDir?: string;
+  /** Token for the admin API; omitted disables it. */
+  adminToken?: string;
+  maxBodyBytes: number;
+  maxBatchSize: number;
+  logLevel: string;
+  networks: NetworkConfig[];
+};
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+const CAIP2 = /^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/;
+const NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+const GATEWAY_KEYS = [
+  'host',
+  'port',
+  'publicUrl',
+  'dataDir',
+  'adminToken',
+  'maxBodyBytes',
+  'maxBatchSize',
+  'logLevel',
+  'networks',
+];
+const NETWORK_KEYS = [
+  'name',
+  'kind',
+  'chainId',
+  'basePath',
+  'host',
+  'upstreams',
+  'passthroughCost',
+  'timeoutMs',
+];
+
+/** Reads a YAML or JSON config file. */
+export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  let raw: unknown;
+  try {
+    raw = parseYaml(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new ConfigError(`cannot read config ${path}: ${(error as Error).message}`);
+  }
+  return parseConfig(raw, env);
+}
+
+/** Validates a config object, filling defaults; every problem names its field. */
+export function parseConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  const root = object(raw, 'config');
+  unknownKeys(root, GATEWAY_KEYS, 'config');
+  const networks = root.networks;
+  if (!Array.isArray(networks) || networks.length === 0)
+    throw new ConfigError('config.networks must be a non-empty list');
+  const parsed = networks.map((n, i) => parseNetwork(n, `networks[${i}]`, env));
+  const names = new Set<string>();
+  const bases = new Set<string>();
+  for (const network of parsed) {
+    if (names.has(network.name)) throw new ConfigError(`network name ${network.name} is used twice`);
+    names.add(network.name);
+    const base = `${network.host ?? ''}${network.basePath}`;
+    if (bases.has(base)) throw new ConfigError(`two networks share the base address ${base || '/'}`);
+    bases.add(base);
+  }
+  return {
+    host: optionalString(root.host, 'host') ?? '127.0.0.1',
+    port: integer(root.port ?? 8545, 'port', 0, 65535),
+    publicUrl: optionalString(root.publicUrl, 'publicUrl'),
+    dataDir: optionalString(root.dataDir, 'dataDir'),
+    adminToken: optionalString(substitute(root.adminToken, env, 'adminToken'), 'adminToken'),
+    maxBodyBytes: integer(root.maxBodyBytes ?? 1024 * 1024, 'maxBodyBytes', 1024, 100 * 1024 * 1024),
+    maxBatchSize: integer(root.maxBatchSize ?? 100, 'maxBatchSize', 1, 1000),
+    logLevel: optionalString(root.logLevel, 'logLevel') ?? 'info',
+    networks: parsed,
+  };
+}
+
+function parseNetwork(raw: unknown, at: string, env: NodeJS.ProcessEnv): NetworkConfig {
+  const network = object(raw, at);
+  unknownKeys(network, NETWORK_KEYS, at);
+  const name = network.name;
+  if (typeof name !== 'string' || !NAME.test(name)) throw new ConfigError(`${at}.name must match ${NAME}`);
+  const kind = network.kind ?? 'evm';
+  if (kind !== 'evm' && kind !== 'solana') throw new ConfigError(`${at}.kind must be evm or solana`);
+  const chainId = network.chainId;
+  if (typeof chainId !== 'string' || !CAIP2.test(chainId))
+    throw new ConfigError(`${at}.chainId must be a CAIP-2 chain id such as eip155:1`);
+  const host = optionalString(network.host, `${at}.host`)?.toLowerCase();
+  const basePath = network.basePath === undefined ? (host ? '' : `/${name}`) : network.basePath;
+  if (
+    typeof basePath !== 'string' ||
+    !(basePath === '' || /^\/[A-Za-z0-9/_-]*[A-Za-z0-9_-]$/.test(basePath))
+  ) {
+    throw new ConfigError(`${at}.basePath must be "" or a path such as /mainnet`);
+  }
+  if (basePath === '' && !host) throw new ConfigError(`${at}.basePath may be empty only when host is set`);
+  const upstreams = network.upstreams;
+  if (!Array.isArray(upstreams) || upstreams.length === 0)
+    throw new ConfigError(`${at}.upstreams must be a non-empty list of URLs`);
+  return {
+    name,
+    kind,
+    chainId,
+    basePath,
+    host,
+    upstreams: upstreams.map((u, i) =>
+      url(substitute(u, env, `${at}.upstreams[${i}]`), `${at}.upstreams[${i}]`),
+    ),
+    passthroughCost: integer(network.passthroughCost ?? 80, `${at}.passthroughCost`, 0, 1_000_000),
+    timeoutMs: integer(network.timeoutMs ?? 30_000, `${at}.timeoutMs`, 100, 600_000),
+  };
+}
+
+/** `${VAR}` in a string is replaced by the environment variable, so secrets stay out of the file. */
+function substitute(value: unknown, env: NodeJS.ProcessEnv, at: string): unknown {
+  if (typeof value !== 'string') return value;
+  return value.replace(/\$\{([A-Z0-9_]+)\}/g, (_, name: string) => {
+    const found = env[name];
+    if (found === undefined)
+      throw new ConfigError(`${at} uses \${${name}} but that environment variable is not set`);
+    return found;
+  });
+}
+
+function object(value: unknown, at: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new ConfigError(`${at} must be an object`);
+  return value as Record<string, unknown>;
+}
+
+function unknownKeys(value: Record<string, unknown>, allowed: string[], at: string) {
+  const unknown = Object.keys(value).filter((k) => !allowed.includes(k));
+  if (unknown.length)
+    throw new ConfigError(
+      `${at} has unknown field(s): ${unknown.join(', ')} (allowed: ${allowed.join(', ')})`,
+    );
+}
+
+function optionalString(value: unknown, at: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw new ConfigError(`${at} must be a string`);
+  return value;
+}
+
+function integer(value: unknown, at: string, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${at} must be an integer from ${min} to ${max}`);
+  }
+  return value;
+}
+
+function url(value: unknown, at: string): string {
+  if (typeof value !== 'string') throw new ConfigError(`${at} must be a URL string`);
+  try {
+    const parsed = new URL(value);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error();
+  } catch {
+    throw new ConfigError(`${at} must be an http(s) URL`);
+  }
+  return value;
+}

@@ -1,0 +1,28 @@
+export {
+  ConfigError,
+  type GatewayConfig,
+  loadConfigFile,
+  type NetworkConfig,
+  parseConfig,
+} from './config/config.ts';
+export { nextUtcMidnight, utcDay } from './credits/day.ts';
+export type { CreditLedger, DebitResult } from './credits/ledger.ts';
+export { MemoryCreditLedger } from './credits/memory-ledger.ts';
+export { MemoryRateLimiter, type RateLimiter, type RateResult } from './credits/rate-limiter.ts';
+export { SqliteUsageRecorder, type UsageRecorder, type UsageRow } from './credits/usage-recorder.ts';
+export { type Gateway, type GatewayStores, openEmbeddedStores, startGateway } from './gateway.ts';
+export { generateApiKey, hashApiKey } from './keys/api-key.ts';
+export {
+  type ApiKeyRecord,
+  type CreateKeyParameters,
+  DEFAULT_DAILY_CREDITS,
+  DEFAULT_PROJECT,
+  type KeyChanges,
+  type KeyStore,
+} from './keys/key-store.ts';
+export { describeKey, type KeyView } from './keys/key-view.ts';
+export { SqliteKeyStore } from './keys/sqlite-key-store.ts';
+export { EVM_METHOD_RULES, EVM_PASSTHROUGH_METHODS } from './methods/evm/methods.ts';
+export { GATEWAY_ERRORS, GatewayError, type NetworkKind } from './rpc/errors.ts';
+export { openSqlite, type SqliteDatabase } from './store/sqlite.ts';
+export { decodeRevertReason } from './upstream/revert.ts';

@@ -1,0 +1,86 @@
+/** What the gateway knows of an API key; never the key itself. */
+export type ApiKeyRecord = {
+  id: string;
+  name: string;
+  /** The first characters of the key, for recognising it in listings. */
+  prefix: string;
+  /** The project the key belongs to (an operator may keep several). */
+  project: string;
+  dailyCredits: number;
+  /** Credits a key may spend per second; null for no per-second cap. */
+  creditsPerSecond: number | null;
+  createdAt: Date;
+  revokedAt: Date | null;
+};
+
+export type CreateKeyParameters = {
+  name: string;
+  project?: string;
+  dailyCredits?: number;
+  creditsPerSecond?: number | null;
+  /** Use this key text instead of a random one (dev keys). */
+  key?: string;
+};
+
+export type KeyChanges = {
+  name?: string;
+  project?: string;
+  dailyCredits?: number;
+  creditsPerSecond?: number | null;
+};
+
+export interface KeyStore {
+  /** Creates a key; the returned `key` is the only time the full key is seen. */
+  create(parameters: CreateKeyParameters): Promise<{ key: string; record: ApiKeyRecord }>;
+  list(): Promise<ApiKeyRecord[]>;
+  get(id: string): Promise<ApiKeyRecord | undefined>;
+  update(id: string, changes: KeyChanges): Promise<ApiKeyRecord | undefined>;
+  /** Replaces the key text of a live key (the old text stops working); undefined for an unknown or revoked id. */
+  rotate(id: string): Promise<{ key: string; record: ApiKeyRecord } | undefined>;
+  /** Revokes by id; returns the revoked record, or undefined for an unknown id. */
+  revoke(id: string): Promise<ApiKeyRecord | undefined>;
+  /** The live (not revoked) record for a presented key, or undefined. On the request path. */
+  authenticate(key: string): ApiKeyRecord | undefined | Promise<ApiKeyRecord | undefined>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_DAILY_CREDITS = 3_000_000;
+
+export function validateKeyName(name: unknown): string {
+  if (typeof name !== 'string' || name.trim().length === 0 || name.length > 100) {
+    throw new RangeError('name must be a non-empty string of at most 100 characters');
+  }
+  return name.trim();
+}
+
+export function validateDailyCredits(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new RangeError('dailyCredits must be a non-negative integer');
+  }
+  return value;
+}
+
+export const DEFAULT_PROJECT = 'default';
+
+export function validateProject(value: unknown): string {
+  if (typeof value !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9 _.-]{0,63}$/.test(value)) {
+    throw new RangeError('project must be 1-64 characters: letters, digits, space, _ . -');
+  }
+  return value;
+}
+
+export function validateCreditsPerSecond(value: unknown): number | null {
+  if (value === null) return null;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    throw new RangeError('creditsPerSecond must be a positive integer or null (no cap)');
+  }
+  return value;
+}
+
+/** Checks a key text chosen by the caller (dev keys): long enough and URL-safe. */
+export function validateChosenKey(key: string): string {
+  if (key.length < 16 || key.length > 128 || !/^[A-Za-z0-9_-]+$/.test(key)) {
+    throw new RangeError('a chosen key must be 16-128 characters of A-Z, a-z, 0-9, _ or -');
+  }
+  return key;
+}

@@ -1,0 +1,41 @@
+import { nextUtcMidnight, utcDay } from '../credits/day.ts';
+import type { CreditLedger } from '../credits/ledger.ts';
+import type { ApiKeyRecord } from './key-store.ts';
+
+/** A key as the admin API, the CLI and the dashboard show it: settings plus today's balance. */
+export type KeyView = {
+  id: string;
+  name: string;
+  prefix: string;
+  project: string;
+  dailyCredits: number;
+  creditsPerSecond: number | null;
+  creditsUsedToday: number;
+  creditsRemainingToday: number;
+  day: string;
+  resetsAt: string;
+  createdAt: string;
+  revokedAt: string | null;
+};
+
+export async function describeKey(
+  record: ApiKeyRecord,
+  ledger: CreditLedger,
+  now = Date.now(),
+): Promise<KeyView> {
+  const spent = await ledger.spent(record.id, now);
+  return {
+    id: record.id,
+    name: record.name,
+    prefix: record.prefix,
+    project: record.project,
+    dailyCredits: record.dailyCredits,
+    creditsPerSecond: record.creditsPerSecond,
+    creditsUsedToday: spent,
+    creditsRemainingToday: Math.max(0, record.dailyCredits - spent),
+    day: utcDay(now),
+    resetsAt: nextUtcMidnight(now).toISOString(),
+    createdAt: record.createdAt.toISOString(),
+    revokedAt: record.revokedAt?.toISOString() ?? null,
+  };
+}

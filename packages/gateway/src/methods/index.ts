@@ -1,0 +1,9 @@
+import type { NetworkKind } from '../rpc/errors.ts';
+import { evmMethodTable } from './evm/methods.ts';
+import type { MethodTable } from './types.ts';
+
+/** The methods, rules and prices of a kind of network. */
+export function methodTableFor(kind: NetworkKind, passthroughCost: number): MethodTable {
+  if (kind === 'evm') return evmMethodTable(passthroughCost);
+  throw new Error(`networks of kind ${kind} are not supported yet`);
+}

@@ -1,0 +1,26 @@
+import type { NetworkKind } from '../rpc/errors.ts';
+
+/** What a method's parameter rules may ask about the chain (answered by the upstream, never charged). */
+export type ChainContext = {
+  /** The gas limit of the current block, for the 10x `gas` cap. */
+  blockGasLimit: () => Promise<bigint>;
+};
+
+/** The rules and price of one JSON-RPC method on one kind of network. */
+export type MethodRule = {
+  /** Credits drawn from the key's daily balance. */
+  cost: number;
+  /** Throws GatewayError('invalidParams') with a message naming the parameter and the rule. */
+  check?: (params: unknown[], chain: ChainContext) => void | Promise<void>;
+  /** Rewrites valid parameters into the form every upstream accepts (e.g. decimal → hex). */
+  prepare?: (params: unknown[]) => unknown[];
+  /** Adjusts a successful result to the spec's semantics (e.g. the pending block's null fields). */
+  finish?: (result: unknown, params: unknown[]) => unknown;
+};
+
+export type MethodTable = {
+  kind: NetworkKind;
+  rules: Readonly<Record<string, MethodRule>>;
+  /** Methods served without rules of their own (pass-through), and their cost. */
+  passthrough: { methods: ReadonlySet<string> | 'any'; cost: number };
+};

@@ -1,0 +1,15 @@
+import type { MethodRule } from '../methods/types.ts';
+import type { Network } from '../network.ts';
+import { GatewayError } from '../rpc/errors.ts';
+
+/** Stage 2: the method must be served on this network; its rule gives the price and the checks. */
+export function resolveMethod(network: Network, method: string): MethodRule {
+  const rule = network.methods.rules[method];
+  if (rule) return rule;
+  const { passthrough } = network.methods;
+  if (passthrough.methods === 'any' || passthrough.methods.has(method)) return { cost: passthrough.cost };
+  throw new GatewayError(
+    'methodNotFound',
+    `Method not found: ${method} is not served on network ${network.name}`,
+  );
+}

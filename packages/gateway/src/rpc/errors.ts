@@ -1,0 +1,47 @@
+/** The kinds of network the gateway serves; error codes differ where the chain's own RPC owns a code. */
+export type NetworkKind = 'evm' | 'solana';
+
+/**
+ * Gateway errors, each with a stable JSON-RPC code per network kind and an HTTP status.
+ * EVM codes follow what clients already parse (Infura, proxyd, eRPC); Solana's RPC owns
+ * -32001..-32019 (node unhealthy -32005, min context slot -32016), so Solana networks use -3204x.
+ */
+export const GATEWAY_ERRORS = {
+  parseError: { evm: -32700, solana: -32700, http: 400 },
+  invalidRequest: { evm: -32600, solana: -32600, http: 400 },
+  methodNotFound: { evm: -32601, solana: -32601, http: 200 },
+  invalidParams: { evm: -32602, solana: -32602, http: 200 },
+  internal: { evm: -32603, solana: -32603, http: 500 },
+  unauthorized: { evm: -32016, solana: -32040, http: 401 },
+  forbidden: { evm: -32002, solana: -32041, http: 403 },
+  dailyCreditsExhausted: { evm: -32005, solana: -32042, http: 429 },
+  rateLimited: { evm: -32005, solana: -32043, http: 429 },
+  batchTooLarge: { evm: -32014, solana: -32044, http: 413 },
+  bodyTooLarge: { evm: -32021, solana: -32045, http: 413 },
+  upstreamUnavailable: { evm: -32603, solana: -32603, http: 502 },
+  upstreamTimeout: { evm: -32603, solana: -32603, http: 504 },
+} as const satisfies Record<string, { evm: number; solana: number; http: number }>;
+
+export type GatewayErrorName = keyof typeof GATEWAY_ERRORS;
+
+/** An error the gateway answers itself (never an upstream's text). */
+export class GatewayError extends Error {
+  override readonly name = 'GatewayError';
+  constructor(
+    readonly kind: GatewayErrorName,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+
+  code(network: NetworkKind): number {
+    return GATEWAY_ERRORS[this.kind][network];
+  }
+
+  get httpStatus(): number {
+    return GATEWAY_ERRORS[this.kind].http;
+  }
+}
+
+export const invalidParams = (message: string) => new GatewayError('invalidParams', message);

@@ -1,0 +1,65 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'libsql';
+
+export type SqliteDatabase = InstanceType<typeof Database>;
+
+/** Schema steps, applied in order and recorded in `PRAGMA user_version`. */
+const MIGRATIONS = [
+  `CREATE TABLE api_keys (
+     id TEXT PRIMARY KEY,
+     name TEXT NOT NULL,
+     key_hash TEXT NOT NULL UNIQUE,
+     key_prefix TEXT NOT NULL,
+     daily_credits INTEGER NOT NULL,
+     created_at INTEGER NOT NULL,
+     revoked_at INTEGER
+   );
+   CREATE TABLE usage (
+     key_id TEXT NOT NULL,
+     day TEXT NOT NULL,
+     method TEXT NOT NULL,
+     requests INTEGER NOT NULL,
+     credits INTEGER NOT NULL,
+     PRIMARY KEY (key_id, day, method)
+   );
+   CREATE TABLE usage_errors (
+     key_id TEXT NOT NULL,
+     day TEXT NOT NULL,
+     code INTEGER NOT NULL,
+     count INTEGER NOT NULL,
+     PRIMARY KEY (key_id, day, code)
+   );`,
+  `ALTER TABLE api_keys ADD COLUMN project TEXT NOT NULL DEFAULT 'default';
+   ALTER TABLE api_keys ADD COLUMN credits_per_second INTEGER`,
+];
+
+/** Opens (creating if needed) the gateway's SQLite database and brings its schema up to date. */
+export function openSqlite(path: string): SqliteDatabase {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  execAll(db, 'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
+  const version = scalar<number>(db.prepare('PRAGMA user_version'));
+  for (let step = version; step < MIGRATIONS.length; step++) {
+    db.exec('BEGIN');
+    execAll(db, MIGRATIONS[step]);
+    db.exec(`PRAGMA user_version = ${step + 1}`);
+    db.exec('COMMIT');
+  }
+  return db;
+}
+
+/** Runs each statement of a script (libsql's exec runs only the first statement of a script). */
+export function execAll(db: SqliteDatabase, script: string) {
+  for (const statement of script.split(';')) if (statement.trim()) db.exec(statement);
+}
+
+type Statement = ReturnType<SqliteDatabase['prepare']>;
+
+/** The first column of the first row (libsql's `pluck()` does not pluck). */
+export function scalar<T>(statement: Statement, ...args: unknown[]): T {
+  const row = (statement.get as (...values: unknown[]) => unknown).apply(statement, args) as
+    | Record<string, unknown>
+    | undefined;
+  return (row ? Object.values(row)[0] : undefined) as T;
+}

@@ -1,0 +1,27 @@
+import type { ChainContext } from '../methods/types.ts';
+import { GatewayError } from '../rpc/errors.ts';
+import type { HttpUpstream } from './http-upstream.ts';
+
+/** Answers the parameter rules' questions about the chain, with a short cache. */
+export function createChainContext(upstream: HttpUpstream, cacheMs = 2000): ChainContext {
+  let gasLimit: { value: bigint; at: number } | undefined;
+  let inflight: Promise<bigint> | undefined;
+  return {
+    async blockGasLimit() {
+      if (gasLimit && Date.now() - gasLimit.at < cacheMs) return gasLimit.value;
+      inflight ??= upstream
+        .call('eth_getBlockByNumber', ['latest', false])
+        .then((reply) => {
+          const block = reply.ok ? (reply.result as { gasLimit?: string } | null) : null;
+          if (!block?.gasLimit)
+            throw new GatewayError('upstreamUnavailable', 'Upstream node has no latest block');
+          gasLimit = { value: BigInt(block.gasLimit), at: Date.now() };
+          return gasLimit.value;
+        })
+        .finally(() => {
+          inflight = undefined;
+        });
+      return inflight;
+    },
+  };
+}

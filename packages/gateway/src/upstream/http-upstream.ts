@@ -1,0 +1,87 @@
+import { Pool } from 'undici';
+import { GatewayError } from '../rpc/errors.ts';
+import type { JsonRpcError } from '../rpc/jsonrpc.ts';
+import { sanitiseUpstreamMessage, upstreamSecrets } from './sanitise.ts';
+
+export type UpstreamReply = { ok: true; result: unknown } | { ok: false; error: JsonRpcError };
+
+export type HttpUpstreamOptions = {
+  /** Time allowed for one upstream call. Default 30 s. */
+  timeoutMs?: number;
+  /** Keep-alive connections kept open to the upstream. Default 64. */
+  connections?: number;
+};
+
+/** A JSON-RPC node reached over HTTP with a keep-alive connection pool. */
+export class HttpUpstream {
+  private readonly pool: Pool;
+  private readonly path: string;
+  private readonly headers: Record<string, string>;
+  private readonly secrets: string[];
+  private readonly timeoutMs: number;
+  private nextId = 1;
+
+  constructor(
+    readonly url: string,
+    options: HttpUpstreamOptions = {},
+  ) {
+    const parsed = new URL(url);
+    this.pool = new Pool(parsed.origin, { connections: options.connections ?? 64, pipelining: 1 });
+    this.path = `${parsed.pathname}${parsed.search}`;
+    this.headers = { 'content-type': 'application/json' };
+    if (parsed.username || parsed.password) {
+      const credentials = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
+      this.headers.authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
+    }
+    this.secrets = upstreamSecrets(url);
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+  }
+
+  /** Calls one method. Throws GatewayError when the upstream cannot be reached or answers garbage. */
+  async call(method: string, params: unknown): Promise<UpstreamReply> {
+    const id = this.nextId++;
+    const body = JSON.stringify({ jsonrpc: '2.0', id, method, params });
+    let text: string;
+    let status: number;
+    try {
+      const response = await this.pool.request({
+        path: this.path,
+        method: 'POST',
+        headers: this.headers,
+        body,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+      });
+      status = response.statusCode;
+      text = await response.body.text();
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+        throw new GatewayError('upstreamTimeout', 'Upstream node timed out');
+      }
+      throw new GatewayError('upstreamUnavailable', 'Upstream node unavailable');
+    }
+    let reply: { result?: unknown; error?: JsonRpcError };
+    try {
+      reply = JSON.parse(text);
+    } catch {
+      throw new GatewayError('upstreamUnavailable', `Upstream node answered HTTP ${status} without JSON-RPC`);
+    }
+    if (reply && typeof reply === 'object' && reply.error && typeof reply.error === 'object') {
+      const error: JsonRpcError = {
+        code: typeof reply.error.code === 'number' ? reply.error.code : -32603,
+        message: sanitiseUpstreamMessage(String(reply.error.message ?? 'upstream error'), this.secrets),
+      };
+      if (reply.error.data !== undefined) error.data = reply.error.data;
+      return { ok: false, error };
+    }
+    if (!reply || typeof reply !== 'object' || !('result' in reply)) {
+      throw new GatewayError('upstreamUnavailable', `Upstream node answered HTTP ${status} without a result`);
+    }
+    return { ok: true, result: reply.result };
+  }
+
+  async close() {
+    await this.pool.close();
+  }
+}
