@@ -174,6 +174,14 @@ describe('gateway on a Solana network', () => {
     );
   });
 
+  test('u64 values beyond 2^53 reach the client exactly (rentEpoch)', async () => {
+    const alice = address(ledger.devAccounts[0].address);
+    const account = await rpc.getAccountInfo(alice, { encoding: 'base64', commitment: 'confirmed' }).send();
+    assert.equal((account.value as { rentEpoch?: bigint } | null)?.rentEpoch, 18446744073709551615n);
+    const direct = await createSolanaRpc(ledger.url).getAccountInfo(alice, { encoding: 'base64' }).send();
+    assert.equal(account.value?.lamports, direct.value?.lamports);
+  });
+
   test("the node's own Solana errors pass through with their codes", async () => {
     const alice = ledger.devAccounts[0].address;
     const answer = await call('getSignaturesForAddress', [alice, { minContextSlot: 10_000_000 }]);
