@@ -1,6 +1,24 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { address, generateKeyPairSigner, getBase58Decoder, lamports } from '@solana/kit';
+import {
+  address,
+  airdropFactory,
+  appendTransactionMessageInstruction,
+  assertIsTransactionWithBlockhashLifetime,
+  createSolanaRpcSubscriptions,
+  createTransactionMessage,
+  devnet,
+  generateKeyPairSigner,
+  getBase58Decoder,
+  getSignatureFromTransaction,
+  lamports,
+  pipe,
+  sendAndConfirmTransactionFactory,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+} from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
 import { type SolanaLedger, startSolanaLedger } from '../src/index.ts';
 import { memoInstruction } from '../src/solana/seed.ts';
 import {
@@ -282,5 +300,71 @@ describe('Solana dev ledger through @solana/kit', () => {
     const alice = ledger.devAccounts[0].address;
     const dropped = await raw(ledger.url, 'requestAirdrop', [alice, lamports(5n).toString()]);
     assert.equal(dropped.error?.code, -32602);
+  });
+});
+
+// kit's own confirmation strategies: signatureNotifications + slotNotifications over the ledger's
+// WebSocket endpoint, getEpochInfo and getSignatureStatuses over HTTP.
+describe('Solana ledger subscriptions with kit confirmation', () => {
+  let ledger: SolanaLedger;
+  let rpc: Rpc;
+  let rpcSubscriptions: ReturnType<typeof createSolanaRpcSubscriptions<ReturnType<typeof devnet>>>;
+
+  before(async () => {
+    ledger = await startSolanaLedger({ slotMs: 20 });
+    rpc = connect(ledger.url);
+    rpcSubscriptions = createSolanaRpcSubscriptions(devnet(ledger.wsUrl));
+  });
+  after(() => ledger.stop());
+
+  test('airdropFactory and sendAndConfirmTransactionFactory confirm through subscriptions', async () => {
+    const sender = await generateKeyPairSigner();
+    const receiver = await generateKeyPairSigner();
+    await airdropFactory({ rpc, rpcSubscriptions })({
+      recipientAddress: sender.address,
+      lamports: lamports(2_000_000_000n),
+      commitment: 'confirmed',
+    });
+    assert.equal(
+      (await rpc.getBalance(sender.address, { commitment: 'confirmed' }).send()).value,
+      2_000_000_000n,
+    );
+
+    const { value: lifetime } = await rpc.getLatestBlockhash().send();
+    const message = pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(sender, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
+      (m) =>
+        appendTransactionMessageInstruction(
+          getTransferSolInstruction({
+            source: sender,
+            destination: receiver.address,
+            amount: lamports(1_000_000_000n),
+          }),
+          m,
+        ),
+    );
+    const signed = await signTransactionMessageWithSigners(message);
+    assertIsTransactionWithBlockhashLifetime(signed);
+    await sendAndConfirmTransactionFactory({ rpc, rpcSubscriptions })(signed, { commitment: 'finalized' });
+    const [entry] = await rpc.getSignaturesForAddress(receiver.address, { commitment: 'finalized' }).send();
+    assert.equal(entry.signature, getSignatureFromTransaction(signed));
+    assert.equal(entry.confirmationStatus, 'finalized');
+  });
+
+  test('slot notifications arrive in order', async () => {
+    const abortController = new AbortController();
+    const notifications = await rpcSubscriptions
+      .slotNotifications()
+      .subscribe({ abortSignal: abortController.signal });
+    const slots: bigint[] = [];
+    for await (const notification of notifications) {
+      slots.push(notification.slot);
+      assert.equal(notification.parent, notification.slot - 1n);
+      if (slots.length === 3) break;
+    }
+    abortController.abort();
+    assert.ok(slots[0] < slots[1] && slots[1] < slots[2]);
   });
 });

@@ -23,6 +23,8 @@ export type StartSolanaLedgerOptions = {
 
 export type SolanaLedger = {
   url: string;
+  /** WebSocket PubSub endpoint (signatureSubscribe, slotSubscribe) on the same port. */
+  wsUrl: string;
   genesisHash: string;
   /** CAIP-2: `solana:` + the first 32 characters of the genesis hash. */
   chainId: string;
@@ -68,6 +70,7 @@ export async function startSolanaLedger(options: StartSolanaLedgerOptions = {}):
   let stopped: Promise<void> | undefined;
   return {
     url: server.url,
+    wsUrl: server.wsUrl,
     genesisHash: ledger.genesisHash,
     chainId: `solana:${ledger.genesisHash.slice(0, 32)}`,
     devAccounts: keypairs.map(({ account }) => account),

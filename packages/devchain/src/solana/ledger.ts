@@ -83,6 +83,9 @@ export type LedgerAccount = {
   space: bigint;
 };
 
+/** What subscribers hear: a new slot was produced, or a transaction was executed. */
+export type LedgerEvent = 'slot' | 'transaction';
+
 export type LedgerOpenOptions = {
   /** Directory for `ledger.sqlite` and `accounts.snapshot`; without it nothing is kept. */
   dataDir?: string;
@@ -110,6 +113,7 @@ export class Ledger {
   #snapshotSeq: number;
   #lastSeq: number;
   #closed = false;
+  readonly #listeners = new Set<(event: LedgerEvent) => void>();
 
   private constructor(init: {
     store: LedgerStore;
@@ -264,6 +268,23 @@ export class Ledger {
     if (expired >= 0) this.#blockhashSlots.delete(this.blockhashOf(expired));
     this.#syncClock();
     this.#store.setMeta('slot', String(this.#slot));
+    this.#emit('slot');
+  }
+
+  /** Calls `listener` after every new slot and every executed transaction; returns the unsubscriber. */
+  listen(listener: (event: LedgerEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #emit(event: LedgerEvent): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.#log(`solana: subscriber failed: ${(error as Error).message}`);
+      }
+    }
   }
 
   #syncClock(): void {
@@ -342,6 +363,7 @@ export class Ledger {
       },
       accounts: tx.accountKeys,
     });
+    this.#emit('transaction');
     return tx.signature;
   }
 

@@ -1,6 +1,6 @@
 /**
  * The ledger's HTTP JSON-RPC 2.0 endpoint (POST /, single requests and batches), answering in the
- * Solana RPC's shapes: -32700 parse error, -32600 invalid request, -32601 method not found,
+ * Solana RPC's shapes (and, on the same port, the WebSocket PubSub of pubsub.ts): -32700 parse error, -32600 invalid request, -32601 method not found,
  * handler errors with their own code, message and data.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { RpcError } from './errors.ts';
 import { stringifyJson } from './json.ts';
 import type { Ledger } from './ledger.ts';
+import { attachPubSub } from './pubsub.ts';
 import { METHODS } from './rpc/index.ts';
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -73,7 +74,8 @@ function send(response: ServerResponse, status: number, body: unknown): void {
   response.end(text);
 }
 
-export type RpcServer = { server: Server; url: string; close(): Promise<void> };
+/** `url` answers JSON-RPC over HTTP POST; `wsUrl` (same port) serves the PubSub subscriptions. */
+export type RpcServer = { server: Server; url: string; wsUrl: string; close(): Promise<void> };
 
 /** Listens on 127.0.0.1:`port` (0 = any free port). */
 export async function startRpcServer(
@@ -116,13 +118,17 @@ export async function startRpcServer(
     server.listen(port, '127.0.0.1', () => resolve());
   });
   const { port: bound } = server.address() as AddressInfo;
+  const pubsub = attachPubSub(server, ledger, log);
   return {
     server,
     url: `http://127.0.0.1:${bound}`,
-    close: () =>
-      new Promise<void>((resolve) => {
+    wsUrl: `ws://127.0.0.1:${bound}`,
+    close: async () => {
+      await pubsub.close();
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+    },
   };
 }

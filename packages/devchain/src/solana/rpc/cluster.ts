@@ -1,4 +1,4 @@
-/** Cluster and slot methods: getSlot, getBlockHeight, getLatestBlockhash, isBlockhashValid, getVersion, getHealth, getGenesisHash. */
+/** Cluster and slot methods: getSlot, getBlockHeight, getEpochInfo, getLatestBlockhash, isBlockhashValid, getVersion, getHealth, getGenesisHash. */
 import { API_VERSION, configAt, contextSlot, stringAt, withContext } from './params.ts';
 import type { Handler } from './types.ts';
 
@@ -26,3 +26,18 @@ export const getVersion: Handler = () => ({ 'solana-core': API_VERSION, 'feature
 export const getHealth: Handler = () => 'ok';
 
 export const getGenesisHash: Handler = (ledger) => ledger.genesisHash;
+
+/** LiteSVM's default epoch schedule: 432000 slots per epoch, no warmup. */
+const SLOTS_PER_EPOCH = 432_000;
+
+export const getEpochInfo: Handler = (ledger, params) => {
+  const { commitment, slot } = contextSlot(ledger, configAt(params, 0));
+  return {
+    absoluteSlot: slot,
+    blockHeight: ledger.blockHeightAt(commitment),
+    epoch: Math.floor(slot / SLOTS_PER_EPOCH),
+    slotIndex: slot % SLOTS_PER_EPOCH,
+    slotsInEpoch: SLOTS_PER_EPOCH,
+    transactionCount: ledger.transactionCount,
+  };
+};

@@ -2,6 +2,7 @@
 import { getAccountInfo, getBalance, getMinimumBalanceForRentExemption, requestAirdrop } from './accounts.ts';
 import {
   getBlockHeight,
+  getEpochInfo,
   getGenesisHash,
   getHealth,
   getLatestBlockhash,
@@ -24,6 +25,7 @@ export const METHODS: Readonly<Record<string, Handler>> = {
   getAccountInfo,
   getBalance,
   getBlockHeight,
+  getEpochInfo,
   getGenesisHash,
   getHealth,
   getLatestBlockhash,
