@@ -283,6 +283,9 @@ describe('Solana dev ledger through @solana/kit', () => {
 
   test('answers JSON-RPC protocol errors with the standard codes', async () => {
     assert.equal((await raw(ledger.url, 'noSuchMethod', [])).error?.code, -32601);
+    const preflight = await fetch(ledger.url, { method: 'OPTIONS' });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get('access-control-allow-origin'), '*');
     const parse = await fetch(ledger.url, { method: 'POST', body: '{"jsonrpc":' });
     assert.equal(((await parse.json()) as { error: { code: number } }).error.code, -32700);
     const batch = await fetch(ledger.url, {

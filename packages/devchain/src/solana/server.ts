@@ -65,9 +65,18 @@ function readBody(request: IncomingMessage): Promise<string | undefined> {
   });
 }
 
+/** Browsers may call the ledger directly, as they may a validator's RPC port. */
+const CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'POST, OPTIONS',
+  'access-control-allow-headers': 'content-type, solana-client',
+  'access-control-max-age': '86400',
+};
+
 function send(response: ServerResponse, status: number, body: unknown): void {
   const text = stringifyJson(body);
   response.writeHead(status, {
+    ...CORS,
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(text),
   });
@@ -84,6 +93,11 @@ export async function startRpcServer(
   log: (line: string) => void,
 ): Promise<RpcServer> {
   const server = createServer((request, response) => {
+    if (request.method === 'OPTIONS') {
+      response.writeHead(204, CORS);
+      response.end();
+      return;
+    }
     if (request.method !== 'POST') {
       send(response, 405, failure(null, -32600, 'Invalid request: use POST with a JSON-RPC 2.0 body'));
       return;
