@@ -29,6 +29,7 @@ import {
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { FailedTransactionMetadata, LiteSVM, type TransactionMetadata } from 'litesvm';
+import type { LiteSvm } from 'litesvm/dist/internal.js';
 import {
   describeTransactionError,
   isCommittedError,
@@ -37,7 +38,7 @@ import {
   transactionErrorJson,
 } from './errors.ts';
 import { LedgerStore, type SignatureRow, type StoredTransaction } from './store.ts';
-import { type DecodedTransaction, decodeTransaction } from './transaction.ts';
+import { accountKeyBytes, type DecodedTransaction, decodeTransaction } from './transaction.ts';
 
 export type Commitment = 'processed' | 'confirmed' | 'finalized';
 
@@ -72,7 +73,8 @@ export type Simulation = {
   logs: string[];
   unitsConsumed: bigint;
   returnData: { programId: string; data: Uint8Array } | null;
-  postAccounts: Map<string, LedgerAccount>;
+  /** Accounts after the simulated execution (computed on demand). */
+  postAccounts: () => Map<string, LedgerAccount>;
 };
 
 export type LedgerAccount = {
@@ -114,6 +116,9 @@ export class Ledger {
   #lastSeq: number;
   #closed = false;
   readonly #listeners = new Set<(event: LedgerEvent) => void>();
+  /** Signatures executed in the last MAX_PROCESSING_AGE slots (the status cache), by slot. */
+  readonly #recent = new Set<string>();
+  readonly #recentBySlot = new Map<number, string[]>();
 
   private constructor(init: {
     store: LedgerStore;
@@ -139,8 +144,18 @@ export class Ledger {
     for (let s = Math.max(0, this.#slot - 2 * MAX_PROCESSING_AGE); s <= this.#slot; s++) {
       this.#blockhashSlots.set(this.blockhashOf(s), s);
     }
+    for (const { signature, slot } of this.#store.signaturesSince(this.#slot - MAX_PROCESSING_AGE)) {
+      this.#remember(signature, slot);
+    }
     this.#syncClock();
     this.#store.setMeta('slot', String(this.#slot));
+  }
+
+  #remember(signature: string, slot: number): void {
+    this.#recent.add(signature);
+    const list = this.#recentBySlot.get(slot);
+    if (list) list.push(signature);
+    else this.#recentBySlot.set(slot, [signature]);
   }
 
   /** Opens (or creates) a ledger; replays stored transactions so the account state is restored. */
@@ -266,6 +281,9 @@ export class Ledger {
     this.#blockhashSlots.set(this.blockhashOf(this.#slot), this.#slot);
     const expired = this.#slot - 2 * MAX_PROCESSING_AGE;
     if (expired >= 0) this.#blockhashSlots.delete(this.blockhashOf(expired));
+    const forgotten = this.#slot - MAX_PROCESSING_AGE - 1;
+    for (const signature of this.#recentBySlot.get(forgotten) ?? []) this.#recent.delete(signature);
+    this.#recentBySlot.delete(forgotten);
     this.#syncClock();
     this.#store.setMeta('slot', String(this.#slot));
     this.#emit('slot');
@@ -287,6 +305,14 @@ export class Ledger {
     }
   }
 
+  /**
+   * LiteSVM's native instance, for balance reads by raw key bytes (the wrapper re-encodes base-58
+   * on every call). `inner` is a private field of litesvm 1.5.0's wrapper, which is pinned.
+   */
+  get #inner(): LiteSvm {
+    return (this.#svm as unknown as { inner: LiteSvm }).inner;
+  }
+
   #syncClock(): void {
     const clock = this.#svm.getClock();
     clock.slot = BigInt(this.#slot);
@@ -301,7 +327,8 @@ export class Ledger {
    */
   submit(wire: Uint8Array, options: { skipPreflight?: boolean } = {}): string {
     const tx = decodeTransaction(wire);
-    if (this.#store.getTransaction(tx.signature)) {
+    // A duplicate can only carry a blockhash that is still valid if it ran in the last 150 slots.
+    if (this.#recent.has(tx.signature)) {
       if (options.skipPreflight) return tx.signature;
       throw preflightFailure({ err: 'AlreadyProcessed', logs: [], unitsConsumed: 0n, returnData: null });
     }
@@ -321,7 +348,8 @@ export class Ledger {
   }
 
   #execute(tx: DecodedTransaction, wire: Uint8Array): string {
-    const preBalances = tx.accountKeys.map((key) => this.#svm.getBalance(key) ?? 0n);
+    const keys = accountKeyBytes(tx.transaction.messageBytes);
+    const preBalances = keys.map((key) => this.#inner.getBalance(key) ?? 0n);
     let result: TransactionMetadata | FailedTransactionMetadata;
     try {
       result = this.#svm.sendTransaction(tx.transaction);
@@ -341,7 +369,7 @@ export class Ledger {
     } else {
       meta = result;
     }
-    const postBalances = tx.accountKeys.map((key) => this.#svm.getBalance(key) ?? 0n);
+    const postBalances = keys.map((key) => this.#inner.getBalance(key) ?? 0n);
     if (!this.#blockRecorded) {
       this.#store.recordBlock(this.#slot, this.#slotTime, this.blockhashOf(this.#slot));
       this.#blockRecorded = true;
@@ -363,6 +391,7 @@ export class Ledger {
       },
       accounts: tx.accountKeys,
     });
+    this.#remember(tx.signature, this.#slot);
     this.#emit('transaction');
     return tx.signature;
   }
@@ -376,7 +405,7 @@ export class Ledger {
         logs: [],
         unitsConsumed: 0n,
         returnData: null,
-        postAccounts: new Map(),
+        postAccounts: () => new Map(),
       };
     }
     return this.#simulate(tx, options.sigVerify);
@@ -393,20 +422,23 @@ export class Ledger {
           logs: meta.logs(),
           unitsConsumed: meta.computeUnitsConsumed(),
           returnData: returnDataOf(meta),
-          postAccounts: new Map(),
+          postAccounts: () => new Map(),
         };
       }
       const meta = result.meta();
-      const postAccounts = new Map<string, LedgerAccount>();
-      for (const account of result.postAccounts()) {
-        postAccounts.set(account.address, {
-          lamports: account.lamports,
-          data: new Uint8Array(account.data),
-          owner: account.programAddress,
-          executable: account.executable,
-          space: account.space,
-        });
-      }
+      const postAccounts = () => {
+        const accounts = new Map<string, LedgerAccount>();
+        for (const account of result.postAccounts()) {
+          accounts.set(account.address, {
+            lamports: account.lamports,
+            data: new Uint8Array(account.data),
+            owner: account.programAddress,
+            executable: account.executable,
+            space: account.space,
+          });
+        }
+        return accounts;
+      };
       return {
         err: null,
         logs: meta.logs(),
@@ -420,7 +452,7 @@ export class Ledger {
         logs: [],
         unitsConsumed: 0n,
         returnData: null,
-        postAccounts: new Map(),
+        postAccounts: () => new Map(),
       };
     } finally {
       this.#svm.withSigverify(true);

@@ -69,6 +69,7 @@ CREATE TABLE IF NOT EXISTS address_signatures (
   seq INTEGER NOT NULL,
   PRIMARY KEY (address, seq)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS transactions_slot ON transactions (slot);
 `;
 
 export class LedgerStore {
@@ -155,6 +156,13 @@ export class LedgerStore {
   *transactionsAfter(seq: number): Generator<StoredTransaction> {
     const statement = this.#db.prepare('SELECT * FROM transactions WHERE seq > ? ORDER BY seq');
     for (const row of statement.iterate(seq)) yield fromRow(row as TxRow);
+  }
+
+  /** Signatures executed in `slot` or later, with their slot (to rebuild the status cache). */
+  signaturesSince(slot: number): { signature: string; slot: number }[] {
+    return this.#db
+      .prepare('SELECT signature, slot FROM transactions WHERE slot >= ? ORDER BY seq')
+      .all(slot) as { signature: string; slot: number }[];
   }
 
   lastSeq(): number {

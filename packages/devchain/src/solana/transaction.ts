@@ -7,6 +7,7 @@ import {
   getBase58Decoder,
   getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
+  type ReadonlyUint8Array,
   type Transaction,
 } from '@solana/kit';
 import { invalidParams } from './errors.ts';
@@ -115,4 +116,23 @@ export function extractMemo(
     memos.push(`[${ix.data.length}] ${text}`);
   }
   return memos.length === 0 ? null : memos.join('; ');
+}
+
+/**
+ * The static account keys of a (validated) message as raw 32-byte slices, read straight from the
+ * message bytes: optional version prefix, 3 header bytes, compact-u16 count, then the keys.
+ */
+export function accountKeyBytes(messageBytes: ReadonlyUint8Array): Uint8Array[] {
+  let offset = messageBytes[0] & 0x80 ? 1 : 0;
+  offset += 3;
+  let count = 0;
+  for (let shift = 0; shift < 21; shift += 7) {
+    const byte = messageBytes[offset++];
+    count |= (byte & 0x7f) << shift;
+    if ((byte & 0x80) === 0) break;
+  }
+  const keys: Uint8Array[] = [];
+  for (let i = 0; i < count; i++)
+    keys.push(new Uint8Array(messageBytes.subarray(offset + 32 * i, offset + 32 * (i + 1))));
+  return keys;
 }

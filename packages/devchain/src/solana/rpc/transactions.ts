@@ -43,10 +43,10 @@ export const simulateTransaction: Handler = (ledger, params) => {
   if (accountsConfig && typeof accountsConfig === 'object') {
     if (!Array.isArray(accountsConfig.addresses))
       throw invalidParams('Invalid params: accounts.addresses must be an array.');
+    const post = simulation.err === null ? simulation.postAccounts() : new Map();
     accounts = accountsConfig.addresses.map((text: unknown) => {
       const key = parsePubkey(String(text));
-      const account =
-        simulation.err === null ? (simulation.postAccounts.get(key) ?? ledger.getAccount(key)) : null;
+      const account = simulation.err === null ? (post.get(key) ?? ledger.getAccount(key)) : null;
       return account ? encodeAccount(account, accountsConfig.encoding ?? 'base64') : null;
     });
   }
