@@ -136,6 +136,25 @@ describe('Solana ledger commitment levels as slots advance', () => {
     assert.equal(slot.error?.code, -32016);
   });
 
+  test('a duplicate is refused as AlreadyProcessed while its blockhash lives, and never runs twice', async () => {
+    const wire = await signedTransfer(payer, payee.address, 4321n, await latest(rpc));
+    const signature = await send(rpc, wire);
+    const again = await raw(server.url, 'sendTransaction', [wire, { encoding: 'base64' }]);
+    assert.equal(again.error?.code, -32002);
+    assert.equal(
+      again.error?.message,
+      'Transaction simulation failed: This transaction has already been processed',
+    );
+    assert.equal(
+      await send(rpc, wire, true),
+      signature,
+      'without preflight the signature is answered, nothing runs',
+    );
+    for (let i = 0; i <= FINALIZATION_DEPTH; i++) ledger.advanceSlot();
+    const entries = await rpc.getSignaturesForAddress(payee.address, { commitment: 'finalized' }).send();
+    assert.equal(entries.filter((e) => e.signature === signature).length, 1);
+  });
+
   test('a blockhash expires 150 slots after its slot', async () => {
     const lifetime = await latest(rpc);
     const wire = await signedTransfer(payer, payee.address, 777n, lifetime);

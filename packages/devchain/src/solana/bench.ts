@@ -3,14 +3,18 @@
  * through its JSON-RPC endpoint: N System transfers, signed beforehand (client-side signing is not
  * the ledger's work), sent by `concurrency` parallel HTTP clients with preflight on (each is
  * simulated, executed, indexed and written to SQLite), then every one checked as processed.
+ * The same transfers are also submitted in process (no HTTP) for the ledger's own ceiling.
+ * Client and ledger share one process (and its CPU), as in `portico dev`.
  */
 
 import {
+  type Address,
   appendTransactionMessageInstruction,
   blockhash,
   createTransactionMessage,
   generateKeyPairSigner,
   getBase64EncodedWireTransaction,
+  type KeyPairSigner,
   lamports,
   pipe,
   setTransactionMessageFeePayerSigner,
@@ -19,6 +23,7 @@ import {
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { startSolanaLedger } from './index.ts';
+import { Ledger } from './ledger.ts';
 
 export type SolanaLedgerBench = {
   /** Transactions per second accepted and executed by the ledger, end to end over HTTP. */
@@ -28,6 +33,8 @@ export type SolanaLedgerBench = {
   seconds: number;
   /** Transactions the ledger reported processed afterwards (equals `transactions` unless something was lost). */
   processed: number;
+  /** The same work submitted in process, without HTTP and JSON (the ledger's ceiling). */
+  inProcessTransactionsPerSecond: number;
 };
 
 async function call<T>(url: string, method: string, params: unknown[]): Promise<T> {
@@ -44,8 +51,8 @@ async function call<T>(url: string, method: string, params: unknown[]): Promise<
 export async function benchSolanaLedger(
   options: { transactions?: number; concurrency?: number } = {},
 ): Promise<SolanaLedgerBench> {
-  const transactions = options.transactions ?? 2000;
-  const concurrency = options.concurrency ?? 16;
+  const transactions = options.transactions ?? 1000;
+  const concurrency = options.concurrency ?? 4;
   const ledger = await startSolanaLedger({});
   try {
     const payer = await generateKeyPairSigner();
@@ -61,24 +68,7 @@ export async function benchSolanaLedger(
       blockhash: blockhash(latest.value.blockhash),
       lastValidBlockHeight: BigInt(latest.value.lastValidBlockHeight),
     };
-    const wires: string[] = [];
-    for (let i = 0; i < transactions; i++) {
-      const message = pipe(
-        createTransactionMessage({ version: 0 }),
-        (m) => setTransactionMessageFeePayerSigner(payer, m),
-        (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
-        (m) =>
-          appendTransactionMessageInstruction(
-            getTransferSolInstruction({
-              source: payer,
-              destination: payee.address,
-              amount: lamports(BigInt(1000 + i)),
-            }),
-            m,
-          ),
-      );
-      wires.push(getBase64EncodedWireTransaction(await signTransactionMessageWithSigners(message)));
-    }
+    const wires = await signTransfers(payer, payee.address, lifetime, transactions);
     const signatures: string[] = [];
     let next = 0;
     const started = performance.now();
@@ -104,8 +94,58 @@ export async function benchSolanaLedger(
       concurrency,
       seconds: Math.round(seconds * 1000) / 1000,
       processed,
+      inProcessTransactionsPerSecond: await inProcess(transactions),
     };
   } finally {
     await ledger.stop();
+  }
+}
+
+type Lifetime = Parameters<typeof setTransactionMessageLifetimeUsingBlockhash>[0];
+
+async function signTransfers(
+  payer: KeyPairSigner,
+  payee: Address,
+  lifetime: Lifetime,
+  count: number,
+): Promise<string[]> {
+  const wires: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const message = pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(payer, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
+      (m) =>
+        appendTransactionMessageInstruction(
+          getTransferSolInstruction({
+            source: payer,
+            destination: payee,
+            amount: lamports(BigInt(1000 + i)),
+          }),
+          m,
+        ),
+    );
+    wires.push(getBase64EncodedWireTransaction(await signTransactionMessageWithSigners(message)));
+  }
+  return wires;
+}
+
+async function inProcess(transactions: number): Promise<number> {
+  const ledger = await Ledger.open();
+  try {
+    const payer = await generateKeyPairSigner();
+    const payee = await generateKeyPairSigner();
+    await ledger.airdrop(payer.address, 1_000_000_000_000n);
+    await ledger.airdrop(payee.address, 1_000_000_000n);
+    const { blockhash: hash, lastValidBlockHeight } = ledger.latestBlockhash('processed');
+    const lifetime = { blockhash: blockhash(hash), lastValidBlockHeight: BigInt(lastValidBlockHeight) };
+    const wires = (await signTransfers(payer, payee.address, lifetime, transactions)).map(
+      (wire) => new Uint8Array(Buffer.from(wire, 'base64')),
+    );
+    const started = performance.now();
+    for (const wire of wires) ledger.submit(wire);
+    return Math.round(transactions / ((performance.now() - started) / 1000));
+  } finally {
+    ledger.close();
   }
 }
