@@ -3,6 +3,7 @@ export {
   type Anvil,
   anvilBinaryPath,
   DEV_MNEMONIC,
+  freePort,
   type StartAnvilParameters,
   startAnvil,
 } from './evm/anvil.ts';

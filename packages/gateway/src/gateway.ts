@@ -1,18 +1,22 @@
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
+import { MemoryResponseCache } from './cache/response-cache.ts';
 import type { GatewayConfig } from './config/config.ts';
 import type { CreditLedger } from './credits/ledger.ts';
 import { MemoryCreditLedger } from './credits/memory-ledger.ts';
 import { MemoryRateLimiter, type RateLimiter } from './credits/rate-limiter.ts';
 import { SqliteUsageRecorder, type UsageRecorder } from './credits/usage-recorder.ts';
-import { createHttpServer, listen } from './http/server.ts';
+import { createHttpServer, type HttpServerDependencies, listen } from './http/server.ts';
 import type { KeyStore } from './keys/key-store.ts';
 import { SqliteKeyStore } from './keys/sqlite-key-store.ts';
 import { methodTableFor } from './methods/index.ts';
 import type { Network } from './network.ts';
+import { openSharedStores } from './shared-stores/open-shared-stores.ts';
 import { openSqlite, type SqliteDatabase } from './store/sqlite.ts';
 import { createChainContext } from './upstream/chain-context.ts';
+import { HeadTracker } from './upstream/head-tracker.ts';
 import { HttpUpstream } from './upstream/http-upstream.ts';
+import { UpstreamPool } from './upstream/upstream-pool.ts';
 
 export type Gateway = {
   /** http://host:port of the running server. */
@@ -57,12 +61,32 @@ export function openEmbeddedStores(dataDir: string | undefined): GatewayStores {
 /** Starts the gateway described by `config`. */
 export async function startGateway(
   config: GatewayConfig,
-  options: { stores?: GatewayStores; logger?: Logger } = {},
+  options: {
+    stores?: GatewayStores;
+    logger?: Logger;
+    /** Extra request handlers (e.g. the dashboard), tried before the 404; true means handled. */
+    extraHandlers?: HttpServerDependencies['extraHandlers'];
+  } = {},
 ): Promise<Gateway> {
   const logger = options.logger ?? pino({ level: config.logLevel, base: { service: 'gateway' } });
-  const stores = options.stores ?? openEmbeddedStores(config.dataDir);
+  const stores =
+    options.stores ??
+    (config.stores?.kind === 'shared'
+      ? await openSharedStores(config.stores, { logger })
+      : openEmbeddedStores(config.dataDir));
   const networks: Network[] = config.networks.map((n) => {
-    const upstream = new HttpUpstream(n.upstreams[0], { timeoutMs: n.timeoutMs });
+    const upstreams = new UpstreamPool(
+      n.upstreams.map((url) => new HttpUpstream(url, { timeoutMs: n.timeoutMs })),
+      { breakerThreshold: n.breaker.failures, breakerCooldownMs: n.breaker.cooldownMs },
+    );
+    const heads = new HeadTracker(upstreams, n.kind, n.headPollMs);
+    const cache = n.cache.enabled
+      ? new MemoryResponseCache(n.cache.maxEntries, n.cache.unfinalizedTtlMs)
+      : undefined;
+    heads.onHead(({ reorg, finalized }) => {
+      if (reorg) cache?.evictAfterReorg(finalized);
+    });
+    heads.start();
     return {
       name: n.name,
       kind: n.kind,
@@ -70,8 +94,11 @@ export async function startGateway(
       basePath: n.basePath,
       host: n.host,
       methods: methodTableFor(n.kind, n.passthroughCost),
-      upstream,
-      chain: createChainContext(upstream),
+      upstreams,
+      heads,
+      cache,
+      chain: createChainContext(upstreams),
+      inflight: new Map(),
     };
   });
   let publicUrl = config.publicUrl ?? '';
@@ -85,6 +112,7 @@ export async function startGateway(
     maxBatchSize: config.maxBatchSize,
     admin: config.adminToken ? { adminToken: config.adminToken } : undefined,
     publicUrl: () => publicUrl,
+    extraHandlers: options.extraHandlers,
     onInternalError: (error, context) =>
       logger.warn(
         { ...context, err: error instanceof Error ? error.message : String(error) },
@@ -111,7 +139,8 @@ export async function startGateway(
         server.close(() => resolve());
         server.closeIdleConnections();
       });
-      await Promise.all(networks.map((n) => n.upstream.close()));
+      for (const network of networks) network.heads.stop();
+      await Promise.all(networks.map((n) => n.upstreams.close()));
       if (!options.stores) await stores.close();
     },
   };

@@ -4,6 +4,8 @@ export {
   loadConfigFile,
   type NetworkConfig,
   parseConfig,
+  type SharedStoresConfig,
+  type StoresConfig,
 } from './config/config.ts';
 export { nextUtcMidnight, utcDay } from './credits/day.ts';
 export type { CreditLedger, DebitResult } from './credits/ledger.ts';
@@ -24,5 +26,23 @@ export { describeKey, type KeyView } from './keys/key-view.ts';
 export { SqliteKeyStore } from './keys/sqlite-key-store.ts';
 export { EVM_METHOD_RULES, EVM_PASSTHROUGH_METHODS } from './methods/evm/methods.ts';
 export { GATEWAY_ERRORS, GatewayError, type NetworkKind } from './rpc/errors.ts';
+export {
+  openSharedStores,
+  type SharedStoresOptions,
+} from './shared-stores/open-shared-stores.ts';
+export { createPostgresPool, migratePostgres, POSTGRES_SCHEMA_VERSION } from './shared-stores/postgres.ts';
+export { PostgresKeyStore, type PostgresKeyStoreOptions } from './shared-stores/postgres-key-store.ts';
+export {
+  PostgresUsageRecorder,
+  type PostgresUsageRecorderOptions,
+} from './shared-stores/postgres-usage-recorder.ts';
+export {
+  createRedisClient,
+  type RedisClientOptions,
+  type RedisFailureMode,
+  RedisHealth,
+} from './shared-stores/redis.ts';
+export { RedisCreditLedger, type RedisCreditLedgerOptions } from './shared-stores/redis-credit-ledger.ts';
+export { RedisRateLimiter, type RedisRateLimiterOptions } from './shared-stores/redis-rate-limiter.ts';
 export { openSqlite, type SqliteDatabase } from './store/sqlite.ts';
 export { decodeRevertReason } from './upstream/revert.ts';

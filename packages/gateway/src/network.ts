@@ -1,8 +1,11 @@
+import type { MemoryResponseCache } from './cache/response-cache.ts';
 import type { ChainContext, MethodTable } from './methods/types.ts';
 import type { NetworkKind } from './rpc/errors.ts';
-import type { HttpUpstream } from './upstream/http-upstream.ts';
+import type { HeadTracker } from './upstream/head-tracker.ts';
+import type { UpstreamReply } from './upstream/http-upstream.ts';
+import type { UpstreamPool } from './upstream/upstream-pool.ts';
 
-/** One network the gateway serves: its base address, its methods and the node behind it. */
+/** One network the gateway serves: its base address, its methods and the nodes behind it. */
 export type Network = {
   name: string;
   kind: NetworkKind;
@@ -13,6 +16,11 @@ export type Network = {
   /** Host name that selects this network regardless of path, e.g. `eth.example.com`. */
   host?: string;
   methods: MethodTable;
-  upstream: HttpUpstream;
+  upstreams: UpstreamPool;
+  heads: HeadTracker;
   chain: ChainContext;
+  /** Finality-aware response cache; undefined when caching is off. */
+  cache?: MemoryResponseCache;
+  /** Identical requests in flight share one upstream call. */
+  inflight: Map<string, Promise<UpstreamReply>>;
 };

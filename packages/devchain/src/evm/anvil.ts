@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { type AddressInfo, createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 
 /** The pinned anvil version; the platform package of the same version carries the binary. */
@@ -9,7 +11,7 @@ export const ANVIL_VERSION = '1.7.1';
 export const DEV_MNEMONIC = 'test test test test test test test test test test test junk';
 
 export type StartAnvilParameters = {
-  /** TCP port; 0 (default) lets the OS pick a free one. */
+  /** TCP port; 0 (default) picks a free one. */
   port?: number;
   /** Seconds between blocks; 0 mines one block per transaction. Default 0. */
   blockTime?: number;
@@ -17,8 +19,10 @@ export type StartAnvilParameters = {
   mnemonic?: string;
   /** Extra command-line arguments passed to anvil as they are. */
   extraArgs?: string[];
-  /** Called with every line anvil prints (for debugging). */
+  /** Called with every line anvil prints (for debugging; costs a pipe read per request). */
   onLog?: (line: string) => void;
+  /** File that receives anvil's output; default: discarded. */
+  logFile?: string;
 };
 
 export type Anvil = {
@@ -58,11 +62,12 @@ export function anvilBinaryPath(): string {
  */
 export async function startAnvil(parameters: StartAnvilParameters = {}): Promise<Anvil> {
   const chainId = parameters.chainId ?? 31337;
+  const port = parameters.port || (await freePort());
   const args = [
     '--host',
     '127.0.0.1',
     '--port',
-    String(parameters.port ?? 0),
+    String(port),
     '--chain-id',
     String(chainId),
     '--mnemonic',
@@ -75,14 +80,27 @@ export async function startAnvil(parameters: StartAnvilParameters = {}): Promise
 trap 'kill $child 2>/dev/null; wait $child; exit 0' TERM INT
 while kill -0 ${process.pid} 2>/dev/null && kill -0 $child 2>/dev/null; do sleep 1; done
 kill $child 2>/dev/null; wait $child`;
-  const child = spawn('sh', ['-c', watchdog], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  // anvil prints a line per request: unless asked for, its output goes to a file or nowhere, so
+  // this process never spends time reading it (and anvil never blocks on a full pipe).
+  const logFd = parameters.logFile ? openSync(parameters.logFile, 'a') : 'ignore';
+  const stdout = parameters.onLog ? 'pipe' : logFd;
+  const child = spawn('sh', ['-c', watchdog], { detached: true, stdio: ['ignore', stdout, 'pipe'] });
   child.unref();
+  if (typeof logFd === 'number') closeSync(logFd);
+  const onLog = parameters.onLog;
+  if (onLog) {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n')) if (line.trim()) onLog(line);
+    });
+  }
 
-  const port = await waitForListening(child, parameters.onLog);
+  await waitForListening(child, port);
   let stopped: Promise<void> | undefined;
   const stop = () => {
     stopped ??= new Promise<void>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      // The child is unref'd so it never keeps the process alive; while stopping, it must.
+      child.ref();
       child.once('exit', () => resolve());
       killGroup(child, 'SIGTERM');
       setTimeout(() => killGroup(child, 'SIGKILL'), 3000).unref();
@@ -110,34 +128,40 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals) {
   }
 }
 
-function waitForListening(child: ChildProcess, onLog?: (line: string) => void): Promise<number> {
+/** Polls anvil's port with eth_chainId until it answers (or anvil exits, or 20 s pass). */
+async function waitForListening(child: ChildProcess, port: number): Promise<void> {
+  let errorOutput = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    errorOutput = (errorOutput + chunk.toString()).slice(-4000);
+  });
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null)
+      throw new Error(`anvil exited with code ${child.exitCode} before listening:\n${errorOutput}`);
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}',
+      });
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  killGroup(child, 'SIGKILL');
+  throw new Error(`anvil did not start within 20 s:\n${errorOutput}`);
+}
+
+/** A TCP port that is free right now on 127.0.0.1. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => fail(new Error('anvil did not start within 20 s')), 20_000);
-    const fail = (error: Error) => {
-      clearTimeout(timer);
-      killGroup(child, 'SIGKILL');
-      reject(error);
-    };
-    const onData = (chunk: Buffer) => {
-      const text = chunk.toString();
-      output = (output + text).slice(-4000);
-      if (onLog) for (const line of text.split('\n')) if (line.trim()) onLog(line);
-      const match = /Listening on [\d.]+:(\d+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        child.stdout?.removeListener('data', onData);
-        child.stdout?.resume();
-        child.stderr?.resume();
-        resolve(Number(match[1]));
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-4000);
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
     });
-    child.once('exit', (code) =>
-      fail(new Error(`anvil exited with code ${code} before listening:\n${output}`)),
-    );
   });
 }

@@ -105,10 +105,12 @@ async function route(
     if (method === 'GET') return { status: 200, body: await describeKey(existing, deps.ledger) };
     if (method === 'PATCH') {
       const input = await readJson(request);
-      const unknown = Object.keys(input).filter((k) => k !== 'name' && k !== 'dailyCredits');
+      const unknown = Object.keys(input).filter(
+        (k) => k !== 'name' && k !== 'dailyCredits' && k !== 'creditsPerSecond',
+      );
       if (unknown.length)
         throw new AdminError(400, 'invalid_input', `unknown field(s): ${unknown.join(', ')}`);
-      const updated = await deps.keys.update(id, input as { name?: string; dailyCredits?: number });
+      const updated = await deps.keys.update(id, input as Omit<KeyChanges, 'project'>);
       return { status: 200, body: await describeKey(updated!, deps.ledger) };
     }
     if (method === 'DELETE')

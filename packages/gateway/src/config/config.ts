@@ -18,6 +18,27 @@ export type NetworkConfig = {
   passthroughCost: number;
   /** Timeout of one upstream call. Default 30000 ms. */
   timeoutMs: number;
+  /** How often each upstream is asked for its head (also the health check). Default 2000 ms. */
+  headPollMs: number;
+  /** Finality-aware response cache. */
+  cache: { enabled: boolean; maxEntries: number; unfinalizedTtlMs: number };
+  /** Circuit breaker: failures in a row that set an upstream aside, and for how long. */
+  breaker: { failures: number; cooldownMs: number };
+};
+
+/** Where keys, usage and balances live: `embedded` (one instance) or `shared` (several instances). */
+export type StoresConfig = { kind: 'embedded' } | SharedStoresConfig;
+
+export type SharedStoresConfig = {
+  kind: 'shared';
+  /** PostgreSQL for keys and usage (`postgres://…`); `${VAR}` is taken from the environment. */
+  databaseUrl: string;
+  /** Redis for daily balances and per-second windows (`redis://…` or `rediss://…`). */
+  redisUrl: string;
+  /** While Redis is unreachable: `closed` (default) refuses metered requests, `open` meters locally. */
+  redisFailure: 'closed' | 'open';
+  /** Prefix of the gateway's Redis keys. Default `portico:`. */
+  redisKeyPrefix: string;
 };
 
 export type GatewayConfig = {
@@ -33,6 +54,8 @@ export type GatewayConfig = {
   maxBatchSize: number;
   logLevel: string;
   networks: NetworkConfig[];
+  /** Default (absent) `{ kind: 'embedded' }`. */
+  stores?: StoresConfig;
 };
 
 export class ConfigError extends Error {
@@ -52,7 +75,9 @@ const GATEWAY_KEYS = [
   'maxBatchSize',
   'logLevel',
   'networks',
+  'stores',
 ];
+const STORES_KEYS = ['kind', 'databaseUrl', 'redisUrl', 'redisFailure', 'redisKeyPrefix'];
 const NETWORK_KEYS = [
   'name',
   'kind',
@@ -62,6 +87,9 @@ const NETWORK_KEYS = [
   'upstreams',
   'passthroughCost',
   'timeoutMs',
+  'headPollMs',
+  'cache',
+  'breaker',
 ];
 
 /** Reads a YAML or JSON config file. */
@@ -102,7 +130,48 @@ export function parseConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env):
     maxBatchSize: integer(root.maxBatchSize ?? 100, 'maxBatchSize', 1, 1000),
     logLevel: optionalString(root.logLevel, 'logLevel') ?? 'info',
     networks: parsed,
+    stores: parseStores(root.stores, env),
   };
+}
+
+function parseStores(raw: unknown, env: NodeJS.ProcessEnv): StoresConfig {
+  if (raw === undefined || raw === null) return { kind: 'embedded' };
+  const stores = object(raw, 'stores');
+  unknownKeys(stores, STORES_KEYS, 'stores');
+  const kind = stores.kind ?? 'embedded';
+  if (kind === 'embedded') {
+    const extra = Object.keys(stores).filter((k) => k !== 'kind');
+    if (extra.length) throw new ConfigError(`stores: ${extra.join(', ')} apply only to kind: shared`);
+    return { kind };
+  }
+  if (kind !== 'shared') throw new ConfigError('stores.kind must be embedded or shared');
+  const redisFailure = stores.redisFailure ?? 'closed';
+  if (redisFailure !== 'closed' && redisFailure !== 'open')
+    throw new ConfigError('stores.redisFailure must be closed or open');
+  const redisKeyPrefix = optionalString(stores.redisKeyPrefix, 'stores.redisKeyPrefix') ?? 'portico:';
+  if (!/^[A-Za-z0-9:_.-]{0,64}$/.test(redisKeyPrefix))
+    throw new ConfigError('stores.redisKeyPrefix must be at most 64 of A-Z a-z 0-9 : _ . -');
+  return {
+    kind,
+    databaseUrl: serviceUrl(stores.databaseUrl, env, 'stores.databaseUrl', ['postgres:', 'postgresql:']),
+    redisUrl: serviceUrl(stores.redisUrl, env, 'stores.redisUrl', ['redis:', 'rediss:']),
+    redisFailure,
+    redisKeyPrefix,
+  };
+}
+
+function serviceUrl(value: unknown, env: NodeJS.ProcessEnv, at: string, protocols: string[]): string {
+  const text = substitute(value, env, at);
+  if (typeof text !== 'string') throw new ConfigError(`${at} is required for shared stores`);
+  let protocol: string;
+  try {
+    protocol = new URL(text).protocol;
+  } catch {
+    throw new ConfigError(`${at} must be a URL (${protocols.join(' or ')}//…)`);
+  }
+  if (!protocols.includes(protocol))
+    throw new ConfigError(`${at} must start with ${protocols.join(' or ')}//`);
+  return text;
 }
 
 function parseNetwork(raw: unknown, at: string, env: NodeJS.ProcessEnv): NetworkConfig {
@@ -138,6 +207,32 @@ function parseNetwork(raw: unknown, at: string, env: NodeJS.ProcessEnv): Network
     ),
     passthroughCost: integer(network.passthroughCost ?? 80, `${at}.passthroughCost`, 0, 1_000_000),
     timeoutMs: integer(network.timeoutMs ?? 30_000, `${at}.timeoutMs`, 100, 600_000),
+    headPollMs: integer(network.headPollMs ?? 2000, `${at}.headPollMs`, 100, 600_000),
+    cache: parseCache(network.cache, `${at}.cache`),
+    breaker: parseBreaker(network.breaker, `${at}.breaker`),
+  };
+}
+
+function parseCache(raw: unknown, at: string): NetworkConfig['cache'] {
+  if (raw === undefined || raw === true) return { enabled: true, maxEntries: 10_000, unfinalizedTtlMs: 2000 };
+  if (raw === false) return { enabled: false, maxEntries: 0, unfinalizedTtlMs: 0 };
+  const cache = object(raw, at);
+  unknownKeys(cache, ['enabled', 'maxEntries', 'unfinalizedTtlMs'], at);
+  if (cache.enabled !== undefined && typeof cache.enabled !== 'boolean')
+    throw new ConfigError(`${at}.enabled must be true or false`);
+  return {
+    enabled: cache.enabled !== false,
+    maxEntries: integer(cache.maxEntries ?? 10_000, `${at}.maxEntries`, 1, 10_000_000),
+    unfinalizedTtlMs: integer(cache.unfinalizedTtlMs ?? 2000, `${at}.unfinalizedTtlMs`, 0, 3_600_000),
+  };
+}
+
+function parseBreaker(raw: unknown, at: string): NetworkConfig['breaker'] {
+  const breaker = raw === undefined ? {} : object(raw, at);
+  unknownKeys(breaker, ['failures', 'cooldownMs'], at);
+  return {
+    failures: integer(breaker.failures ?? 3, `${at}.failures`, 1, 1000),
+    cooldownMs: integer(breaker.cooldownMs ?? 5000, `${at}.cooldownMs`, 100, 3_600_000),
   };
 }
 

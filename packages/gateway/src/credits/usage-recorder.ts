@@ -9,8 +9,6 @@ export interface UsageRecorder {
   record(keyId: string, method: string, credits: number, errorCode?: number, now?: number): void;
   usage(filter: { keyId?: string; fromDay?: string }): Promise<UsageRow[]>;
   errors(filter: { keyId?: string; fromDay?: string }): Promise<ErrorRow[]>;
-  /** Credits recorded for a key on a day (used to restore balances after a restart). */
-  creditsOn(keyId: string, day: string): number;
   flush(): Promise<void>;
   close(): Promise<void>;
 }
@@ -82,6 +80,7 @@ export class SqliteUsageRecorder implements UsageRecorder {
     }
   }
 
+  /** Credits recorded for a key on a day (restores the in-memory balances after a restart). */
   creditsOn(keyId: string, day: string): number {
     let credits = scalar<number>(this.statements.creditsOn, keyId, day);
     for (const row of this.pending.values())

@@ -5,7 +5,7 @@ export const CORS_HEADERS = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'POST, GET, OPTIONS',
   'access-control-allow-headers': 'content-type, authorization',
-  'access-control-expose-headers': 'x-credits-remaining, x-credits-reset',
+  'access-control-expose-headers': 'x-credits-remaining, x-credits-reset, x-cache',
   'access-control-max-age': '86400',
 };
 

@@ -18,6 +18,8 @@ export type HttpServerDependencies = RpcDependencies & {
   maxBodyBytes: number;
   admin?: Omit<AdminDependencies, 'publicUrl' | 'networks' | 'keys' | 'ledger' | 'usage'>;
   publicUrl: () => string;
+  /** Tried in order for paths that are not RPC, /healthz or /admin; one that returns true answered. */
+  extraHandlers?: readonly ((request: IncomingMessage, response: ServerResponse) => boolean)[];
 };
 
 /** The gateway's HTTP front: RPC at `{base}/v3/<key>`, `/healthz`, and the admin API. */
@@ -65,6 +67,7 @@ async function handle(
   }
   const route = routeRpc(deps.networks, request.headers.host, path);
   if (route === undefined || route === 'no-network') {
+    if (deps.extraHandlers?.some((extra) => extra(request, response))) return;
     const known = deps.networks.map((n) => `${n.basePath}/v3/<API_KEY>`).join(', ');
     return sendJson(
       response,
@@ -130,6 +133,7 @@ async function handle(
     headers['x-credits-remaining'] = String(outcome.remaining);
     headers['x-credits-reset'] = nextUtcMidnight(Date.now()).toISOString();
   }
+  if (outcome.cache) headers['x-cache'] = outcome.cache;
   if (outcome.body === undefined) {
     response.writeHead(204, { ...CORS_HEADERS, ...headers }).end();
     return;

@@ -1,18 +1,99 @@
+import { blockOfResult, evmCacheDecision } from '../cache/cache-policy.ts';
+import { isBlockTag } from '../methods/evm/params.ts';
 import type { MethodRule } from '../methods/types.ts';
 import type { Network } from '../network.ts';
 import type { JsonRpcError } from '../rpc/jsonrpc.ts';
+import type { UpstreamReply } from '../upstream/http-upstream.ts';
 import { isRevertError, normaliseRevert } from '../upstream/revert.ts';
 
-/** Stage 5: send the call upstream and shape the answer to the spec (reverts, pending fields). */
+export type CacheStatus = 'HIT' | 'MISS' | 'BYPASS';
+
+export type ForwardResult = ({ ok: true; result: unknown } | { ok: false; error: JsonRpcError }) & {
+  cache: CacheStatus;
+};
+
+/** Methods whose first parameter names a block by number: beyond every upstream's head they are null. */
+const BLOCK_NUMBER_METHODS = new Set([
+  'eth_getBlockByNumber',
+  'eth_getBlockReceipts',
+  'eth_getTransactionByBlockNumberAndIndex',
+  'eth_getUncleByBlockNumberAndIndex',
+]);
+
+/**
+ * Stage 5: answer from the cache, or send the call upstream (sharing identical calls in flight)
+ * and shape the answer to the spec (reverts, pending fields).
+ */
 export async function forward(
   network: Network,
   rule: MethodRule,
   method: string,
   params: unknown[],
-): Promise<{ ok: true; result: unknown } | { ok: false; error: JsonRpcError }> {
-  const reply = await network.upstream.call(method, rule.prepare ? rule.prepare(params) : params);
-  if (reply.ok) return rule.finish ? { ok: true, result: rule.finish(reply.result, params) } : reply;
-  if (network.kind === 'evm' && isRevertError(reply.error))
-    return { ok: false, error: normaliseRevert(reply.error) };
+): Promise<ForwardResult> {
+  const upstreamParams = rule.prepare ? rule.prepare(params) : params;
+  const reply = await cachedCall(network, method, upstreamParams);
+  if (reply.ok) {
+    return {
+      ok: true,
+      result: rule.finish ? rule.finish(reply.result, params) : reply.result,
+      cache: reply.cache,
+    };
+  }
+  if (network.kind === 'evm' && isRevertError(reply.error)) {
+    return { ok: false, error: normaliseRevert(reply.error), cache: reply.cache };
+  }
   return reply;
+}
+
+async function cachedCall(
+  network: Network,
+  method: string,
+  params: unknown[],
+): Promise<UpstreamReply & { cache: CacheStatus }> {
+  const requested =
+    network.kind === 'evm' && BLOCK_NUMBER_METHODS.has(method) ? blockNumberOf(params[0]) : undefined;
+  if (requested !== undefined && (await beyondEveryHead(network, requested))) {
+    return { ok: true, result: null, cache: 'BYPASS' };
+  }
+  const decision =
+    network.cache && network.kind === 'evm'
+      ? evmCacheDecision(method, params)
+      : { cacheable: false as const };
+  const key = `${method}:${JSON.stringify(params)}`;
+  if (decision.cacheable && network.cache) {
+    const hit = network.cache.get(key);
+    if (hit) return { ...hit.reply, cache: 'HIT' };
+  }
+  const reply = await shared(network, key, () =>
+    network.upstreams.call(method, params, { minHead: requested }),
+  );
+  if (decision.cacheable && network.cache && reply.ok && reply.result !== null) {
+    const block = decision.block ?? blockOfResult(reply.result);
+    const final = decision.alwaysFinal === true || (block !== undefined && block <= network.heads.finalized);
+    network.cache.set(key, { reply, block }, final);
+  }
+  return { ...reply, cache: decision.cacheable ? 'MISS' : 'BYPASS' };
+}
+
+/** Identical requests in flight share one upstream call. */
+function shared(network: Network, key: string, call: () => Promise<UpstreamReply>): Promise<UpstreamReply> {
+  const pending = network.inflight.get(key);
+  if (pending) return pending;
+  const promise = call().finally(() => network.inflight.delete(key));
+  network.inflight.set(key, promise);
+  return promise;
+}
+
+function blockNumberOf(value: unknown): number | undefined {
+  if (typeof value !== 'string' || isBlockTag(value) || value.length === 66 || !value.startsWith('0x'))
+    return undefined;
+  return Number(BigInt(value));
+}
+
+/** True when no upstream has reached the block (checked again with a fresh poll before saying so). */
+async function beyondEveryHead(network: Network, block: number): Promise<boolean> {
+  if (network.upstreams.bestHead() < 0 || block <= network.upstreams.bestHead()) return false;
+  await network.heads.poll();
+  const best = network.upstreams.bestHead();
+  return best >= 0 && block > best;
 }

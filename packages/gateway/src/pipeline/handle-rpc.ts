@@ -13,7 +13,7 @@ import {
   resultResponse,
 } from '../rpc/jsonrpc.ts';
 import { charge, limitRate } from './charge.ts';
-import { forward } from './forward.ts';
+import { type CacheStatus, forward } from './forward.ts';
 import { resolveMethod } from './resolve-method.ts';
 
 export type RpcDependencies = {
@@ -33,9 +33,11 @@ export type RpcOutcome = {
   body: JsonRpcResponse | JsonRpcResponse[] | undefined;
   /** Credits left on the key after this request, when anything was charged or looked up. */
   remaining?: number;
+  /** For a single request: whether the cache answered it. */
+  cache?: CacheStatus;
 };
 
-type ItemOutcome = { response?: JsonRpcResponse; status: number; remaining?: number };
+type ItemOutcome = { response?: JsonRpcResponse; status: number; remaining?: number; cache?: CacheStatus };
 
 /** Runs a parsed request body through the stages: resolve → check → charge → forward → record. */
 export async function handleRpc(
@@ -70,6 +72,7 @@ export async function handleRpc(
       status: outcome.response ? outcome.status : 204,
       body: outcome.response,
       remaining: outcome.remaining,
+      cache: outcome.cache,
     };
   }
   const outcomes = await Promise.all(parsed.items.map((item) => handleItem(item, network, key, deps)));
@@ -119,6 +122,7 @@ async function handleItem(
       response: reply.ok ? resultResponse(id, reply.result) : errorResponse(id, reply.error),
       status: 200,
       remaining,
+      cache: reply.cache,
     };
   } catch (error) {
     const gatewayError = asGatewayError(error);

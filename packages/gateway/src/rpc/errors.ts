@@ -20,6 +20,8 @@ export const GATEWAY_ERRORS = {
   bodyTooLarge: { evm: -32021, solana: -32045, http: 413 },
   upstreamUnavailable: { evm: -32603, solana: -32603, http: 502 },
   upstreamTimeout: { evm: -32603, solana: -32603, http: 504 },
+  /** A shared store (Redis balances, PostgreSQL keys) cannot be reached and the gateway fails closed. */
+  storeUnavailable: { evm: -32030, solana: -32046, http: 503 },
 } as const satisfies Record<string, { evm: number; solana: number; http: number }>;
 
 export type GatewayErrorName = keyof typeof GATEWAY_ERRORS;

@@ -1,15 +1,15 @@
 import type { ChainContext } from '../methods/types.ts';
 import { GatewayError } from '../rpc/errors.ts';
-import type { HttpUpstream } from './http-upstream.ts';
+import type { UpstreamPool } from './upstream-pool.ts';
 
 /** Answers the parameter rules' questions about the chain, with a short cache. */
-export function createChainContext(upstream: HttpUpstream, cacheMs = 2000): ChainContext {
+export function createChainContext(upstreams: UpstreamPool, cacheMs = 2000): ChainContext {
   let gasLimit: { value: bigint; at: number } | undefined;
   let inflight: Promise<bigint> | undefined;
   return {
     async blockGasLimit() {
       if (gasLimit && Date.now() - gasLimit.at < cacheMs) return gasLimit.value;
-      inflight ??= upstream
+      inflight ??= upstreams
         .call('eth_getBlockByNumber', ['latest', false])
         .then((reply) => {
           const block = reply.ok ? (reply.result as { gasLimit?: string } | null) : null;

@@ -1,0 +1,109 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
+import {
+  type Curve,
+  ed25519PublicKey,
+  getAppScopedKey,
+  getEd25519PrivKey,
+  randomPrivKey,
+  secp256k1PublicKey,
+} from '@portico/auth';
+import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
+import type { Envelope } from './envelope.ts';
+import type { AuthStore } from './store.ts';
+
+/** The four keys of a login. */
+export interface DerivedKeys {
+  coreKitKey: string;
+  coreKitEd25519PrivKey: string;
+  privKey: string;
+  ed25519PrivKey: string;
+}
+
+/** coreKitKeys per (verifier, verifierId): created on first login, enveloped at rest. */
+export class KeyService {
+  constructor(
+    private readonly store: AuthStore,
+    private readonly envelope: Envelope,
+  ) {}
+
+  /** Lookup id: a hash, so the table holds no email addresses or subject ids. */
+  static idOf(verifier: string, verifierId: string): string {
+    return bytesToHex(sha256(utf8ToBytes(JSON.stringify(['portico-core-key', verifier, verifierId]))));
+  }
+
+  async coreKitKey(verifier: string, verifierId: string): Promise<string> {
+    const id = KeyService.idOf(verifier, verifierId);
+    let sealed = await this.store.getCoreKey(id);
+    if (!sealed) {
+      const fresh = randomPrivKey();
+      sealed = await this.store.putCoreKeyIfAbsent(id, this.envelope.seal(id, hexToBytes(fresh)), Date.now());
+    }
+    return bytesToHex(this.envelope.open(id, sealed));
+  }
+
+  async keysFor(verifier: string, verifierId: string, clientId: string): Promise<DerivedKeys> {
+    const coreKitKey = await this.coreKitKey(verifier, verifierId);
+    const privKey = getAppScopedKey(coreKitKey, clientId);
+    return {
+      coreKitKey,
+      coreKitEd25519PrivKey: getEd25519PrivKey(coreKitKey),
+      privKey,
+      ed25519PrivKey: getEd25519PrivKey(privKey),
+    };
+  }
+}
+
+export interface Wallet {
+  public_key: string;
+  type: 'web3auth_app_key' | 'web3auth_threshold_key';
+  curve: Curve;
+}
+
+/** The idToken's `wallets`: app key and threshold (core kit) key, public keys on the requested curve. */
+export function walletsFor(keys: DerivedKeys, curve: Curve): Wallet[] {
+  const pub = (secp: string, ed: string) =>
+    curve === 'ed25519' ? ed25519PublicKey(ed) : secp256k1PublicKey(secp);
+  return [
+    { public_key: pub(keys.privKey, keys.ed25519PrivKey), type: 'web3auth_app_key', curve },
+    { public_key: pub(keys.coreKitKey, keys.coreKitEd25519PrivKey), type: 'web3auth_threshold_key', curve },
+  ];
+}
+
+/** The service's ES256 signing key for idTokens, enveloped in the store, and its public JWKS. */
+export class TokenSigner {
+  private constructor(
+    private readonly privateJwk: JWK,
+    readonly publicJwk: JWK,
+    readonly issuer: string,
+  ) {}
+
+  static async load(store: AuthStore, envelope: Envelope, issuer: string): Promise<TokenSigner> {
+    const name = 'idtoken-signing-key';
+    let sealed = await store.getValue(name);
+    if (!sealed) {
+      const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+      const jwk = await exportJWK(privateKey);
+      jwk.kid = bytesToHex(sha256(utf8ToBytes(`${jwk.x}.${jwk.y}`))).slice(0, 16);
+      sealed = await store.putValueIfAbsent(name, envelope.seal(name, utf8ToBytes(JSON.stringify(jwk))));
+    }
+    const jwk = JSON.parse(new TextDecoder().decode(envelope.open(name, sealed))) as JWK;
+    const { d: _d, ...pub } = jwk;
+    return new TokenSigner(jwk, { ...pub, alg: 'ES256', use: 'sig' }, issuer);
+  }
+
+  get jwks(): { keys: JWK[] } {
+    return { keys: [this.publicJwk] };
+  }
+
+  async sign(claims: Record<string, unknown>, audience: string, expiresInSeconds: number): Promise<string> {
+    const key = await importJWK(this.privateJwk, 'ES256');
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: 'ES256', kid: this.privateJwk.kid, typ: 'JWT' })
+      .setIssuer(this.issuer)
+      .setAudience(audience)
+      .setIssuedAt()
+      .setExpirationTime(`${expiresInSeconds}s`)
+      .sign(key);
+  }
+}

@@ -1,0 +1,195 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { Envelope, resolveMasterKey } from './envelope.ts';
+import { CSP, errorPage, HttpError, readJson, redirect, sendJson } from './http.ts';
+import { KeyService, TokenSigner } from './keys.ts';
+import { createLogin, LOGIN_CORS_PATHS } from './login.ts';
+import { SESSION_PATHS, sessionApi } from './session-api.ts';
+import { type AuthStore, PostgresStore, SqliteStore } from './store.ts';
+import type { VerifierConfig } from './verifiers/config.ts';
+import { JwtVerifier } from './verifiers/jwt.ts';
+import { OidcVerifier } from './verifiers/oidc.ts';
+
+export type { AggregateVerifierConfig, DevVerifierConfig, VerifierConfig } from './verifiers/config.ts';
+
+export interface StartAuthServerOptions {
+  /** Port to listen on (default 0: any free port). */
+  port?: number;
+  host?: string;
+  /** SQLite file, development master key (default `.portico/auth`). */
+  dataDir?: string;
+  /** PostgreSQL connection string; when set, the store lives there instead of SQLite. */
+  databaseUrl?: string;
+  /** 64 hex characters or a 32+ character passphrase; else PORTICO_AUTH_MASTER_KEY; else a dev key file. */
+  masterKey?: string;
+  /** `iss` of the idTokens (default: the service's own base URL). */
+  issuerUrl?: string;
+  /** Public base URL when behind a proxy (default `http://<host>:<port>`). */
+  publicUrl?: string;
+  /** Verifiers by name. With none, the development login is on for every provider. */
+  verifiers?: Record<string, VerifierConfig>;
+  /** Offer the development login for providers without a configured verifier (default: no verifiers given). */
+  devLogin?: boolean;
+  /** When set, login results go only to redirect URLs on these origins. */
+  allowedRedirectOrigins?: string[];
+  onLog?: (line: string) => void;
+  /** Clock for session and login-request expiry, in ms (tests move it forward). Default `Date.now`. */
+  clock?: () => number;
+}
+
+export interface AuthServer {
+  /** The login page base: the library's `sdkUrl`. */
+  sdkUrl: string;
+  /** The idToken signing keys. */
+  jwksUrl: string;
+  close(): Promise<void>;
+}
+
+const PAGE_DIR = resolve(new URL('.', import.meta.url).pathname, 'page');
+const PAGE_FILES: Record<string, { file: string; type: string }> = {
+  '/start': { file: 'start.html', type: 'text/html; charset=utf-8' },
+  '/static/login.js': { file: 'login.js', type: 'text/javascript; charset=utf-8' },
+  '/static/login.css': { file: 'login.css', type: 'text/css; charset=utf-8' },
+  '/static/logo.svg': { file: 'logo.svg', type: 'image/svg+xml' },
+  '/done': { file: 'done.html', type: 'text/html; charset=utf-8' },
+};
+/** Endpoints the client library calls from the app's origin (no cookies: keys and signatures authenticate). */
+const CORS_PATHS = new Set([...SESSION_PATHS, ...LOGIN_CORS_PATHS]);
+
+/**
+ * Starts the auth service: login page, session store, verifiers, key service and JWKS.
+ * With no options it runs a development service (dev login, SQLite in `.portico/auth`).
+ */
+export async function startAuthServer(options: StartAuthServerOptions = {}): Promise<AuthServer> {
+  const log = options.onLog ?? (() => {});
+  const now = options.clock ?? (() => Date.now());
+  const dataDir = resolve(options.dataDir ?? '.portico/auth');
+  const store: AuthStore = options.databaseUrl
+    ? new PostgresStore(options.databaseUrl)
+    : new SqliteStore(dataDir);
+  const envelope = new Envelope(resolveMasterKey(options.masterKey, dataDir, log));
+  const keyService = new KeyService(store, envelope);
+  const verifierConfigs = options.verifiers ?? {};
+  const devLogin = options.devLogin ?? Object.keys(verifierConfigs).length === 0;
+  if (devLogin) log('auth: development login enabled: anyone can log in as any email (not for production)');
+
+  const jwtVerifiers = new Map<string, JwtVerifier>();
+  const oidcVerifiers = new Map<string, OidcVerifier>();
+  for (const [name, config] of Object.entries(verifierConfigs)) {
+    if (config.type === 'jwt') jwtVerifiers.set(name, new JwtVerifier(name, config, store));
+    else if (config.type === 'oidc') oidcVerifiers.set(name, new OidcVerifier(name, config));
+  }
+
+  const server = createServer();
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => ok());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const sdkUrl = (options.publicUrl ?? `http://${host}:${address.port}`).replace(/\/+$/, '');
+  let signer: TokenSigner;
+  try {
+    signer = await TokenSigner.load(store, envelope, options.issuerUrl ?? sdkUrl);
+  } catch (err) {
+    await new Promise<void>((ok) => server.close(() => ok()));
+    await store.close();
+    throw new Error(
+      `auth: cannot open the stored signing key (wrong master key?): ${(err as Error).message}`,
+    );
+  }
+  const pages = new Map<string, Buffer>();
+  for (const [path, { file }] of Object.entries(PAGE_FILES))
+    pages.set(path, readFileSync(resolve(PAGE_DIR, file)));
+
+  const purgeTimer = setInterval(() => {
+    store.purge(now()).catch((err: unknown) => log(`auth: purge failed: ${(err as Error).message}`));
+  }, 60_000);
+  purgeTimer.unref();
+
+  const login = createLogin({
+    store,
+    envelope,
+    keyService,
+    signer,
+    verifierConfigs,
+    jwtVerifiers,
+    oidcVerifiers,
+    devLogin,
+    sdkUrl,
+    allowedRedirectOrigins: options.allowedRedirectOrigins,
+    now,
+    log,
+  });
+
+  async function api(path: string, body: Record<string, unknown>): Promise<[number, unknown]> {
+    if (SESSION_PATHS.includes(path)) return sessionApi(store, path, body, now());
+    return login.api(path, body);
+  }
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', sdkUrl);
+    if (CORS_PATHS.has(url.pathname)) {
+      res.setHeader('access-control-allow-origin', '*');
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204, {
+          'access-control-allow-methods': 'POST',
+          'access-control-allow-headers': 'content-type',
+          'access-control-max-age': '600',
+        });
+        res.end();
+        return;
+      }
+    }
+    const run = async () => {
+      if (req.method === 'GET') {
+        const page = PAGE_FILES[url.pathname === '/start/' ? '/start' : url.pathname];
+        if (page) {
+          res.writeHead(200, {
+            'content-type': page.type,
+            'content-security-policy': CSP,
+            'cache-control': 'no-store',
+            'referrer-policy': 'no-referrer',
+            'x-content-type-options': 'nosniff',
+          });
+          res.end(pages.get(url.pathname === '/start/' ? '/start' : url.pathname));
+          return;
+        }
+        if (url.pathname === '/.well-known/jwks.json') return sendJson(res, 200, signer.jwks);
+        if (url.pathname === '/.well-known/openid-configuration') {
+          return sendJson(res, 200, { issuer: signer.issuer, jwks_uri: `${sdkUrl}/.well-known/jwks.json` });
+        }
+        if (url.pathname === '/callback') return redirect(res, await login.callbackRedirect(url));
+        if (url.pathname === '/health') return sendJson(res, 200, { ok: true });
+        throw new HttpError(404, 'Not found');
+      }
+      if (req.method === 'POST' && url.pathname.startsWith('/api/')) {
+        const [status, body] = await api(url.pathname, await readJson(req));
+        return sendJson(res, status, body);
+      }
+      throw new HttpError(405, 'Method not allowed');
+    };
+    run().catch((err: unknown) => {
+      const status = err instanceof HttpError ? err.status : 500;
+      const message = err instanceof HttpError ? err.message : 'Internal error';
+      if (status === 500) log(`auth: ${req.method} ${url.pathname} failed: ${(err as Error).message}`);
+      if (res.headersSent) return res.end();
+      if (url.pathname.startsWith('/api/')) sendJson(res, status, { error: message });
+      else errorPage(res, status, message);
+    });
+  });
+
+  log(`auth: login page ${sdkUrl}/start, JWKS ${sdkUrl}/.well-known/jwks.json`);
+  return {
+    sdkUrl,
+    jwksUrl: `${sdkUrl}/.well-known/jwks.json`,
+    async close() {
+      clearInterval(purgeTimer);
+      server.closeAllConnections();
+      await new Promise<void>((ok) => server.close(() => ok()));
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import { verifyStoreMessage } from '@portico/auth';
+import { HttpError } from './http.ts';
+import type { AuthStore } from './store.ts';
+
+/** An uncompressed secp256k1 public key in hex: the name of a session or parked login request. */
+const HEX_KEY = /^04[0-9a-f]{128}$/;
+
+/** Paths the client library calls from the app's origin. */
+export const SESSION_PATHS = ['/api/session', '/api/session/get', '/api/session/invalidate'];
+
+/**
+ * The session store API. Entries are ECIES ciphertexts named by a public key; writes and deletes are
+ * signed by the matching private key (the loginId or sessionId, which only the app holds).
+ */
+export async function sessionApi(
+  store: AuthStore,
+  path: string,
+  body: Record<string, unknown>,
+  at: number,
+): Promise<[number, unknown]> {
+  switch (path) {
+    case '/api/session': {
+      const { key, data, signature, timeout } = body;
+      if (typeof key !== 'string' || !HEX_KEY.test(key))
+        throw new HttpError(400, 'key must be an uncompressed public key (hex)');
+      if (typeof data !== 'string' || typeof signature !== 'string')
+        throw new HttpError(400, 'data and signature are required');
+      if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout < 1 || timeout > 600) {
+        throw new HttpError(400, 'timeout must be 1 to 600 seconds');
+      }
+      if (!verifyStoreMessage(key, data, signature)) throw new HttpError(401, 'Bad signature');
+      if (!(await store.putSession(key, data, at + timeout * 1000)))
+        throw new HttpError(409, 'Key already in use');
+      return [201, { ok: true }];
+    }
+    case '/api/session/get': {
+      const key = body.key;
+      if (typeof key !== 'string' || !HEX_KEY.test(key))
+        throw new HttpError(400, 'key must be an uncompressed public key (hex)');
+      const data = await store.getSession(key, at);
+      if (!data) return [404, { error: 'Session not found or expired' }];
+      return [200, { data }];
+    }
+    case '/api/session/invalidate': {
+      const { key, signature } = body;
+      if (typeof key !== 'string' || !HEX_KEY.test(key) || typeof signature !== 'string') {
+        throw new HttpError(400, 'key and signature are required');
+      }
+      if (!verifyStoreMessage(key, `invalidate:${key}`, signature)) throw new HttpError(401, 'Bad signature');
+      const deleted = await store.deleteSession(key);
+      return deleted ? [200, { ok: true }] : [404, { error: 'Session not found or expired' }];
+    }
+    default:
+      throw new HttpError(404, 'Not found');
+  }
+}

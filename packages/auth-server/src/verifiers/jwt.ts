@@ -1,0 +1,123 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  decodeProtectedHeader,
+  type JWK,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  jwtVerify,
+} from 'jose';
+import type { AuthStore } from '../store.ts';
+import { type Identity, VerifierError } from './types.ts';
+
+/** A custom JWT verifier: the app's own tokens, checked against its JWKS. */
+export interface JwtVerifierConfig {
+  type: 'jwt';
+  /** Where the issuer publishes its JWKS; or give `keys`. */
+  jwksUrl?: string;
+  keys?: JWK[];
+  /** Claim holding the verifier id (default `sub`). */
+  verifierIdField?: string;
+  /** Default true; when false the verifier id is lowercased. */
+  isVerifierIdCaseSensitive?: boolean;
+  /** Up to three exact claim checks, e.g. `{ iss: 'https://idp.example', aud: 'my-app' }`. */
+  claims?: Record<string, string>;
+  /** Clock skew allowed in seconds (default 0). */
+  leeway?: number;
+  /** Oldest accepted `iat`, in seconds (default 60, as the reference). */
+  maxTokenAgeSeconds?: number;
+  /** Display name on the login page. */
+  name?: string;
+}
+
+const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+
+/** Verifies custom JWTs: known kid, signature, recent iat, expiry, claim checks, accepted once. */
+export class JwtVerifier {
+  private readonly keySet: JWTVerifyGetKey;
+  constructor(
+    readonly name: string,
+    readonly config: JwtVerifierConfig,
+    private readonly store: AuthStore,
+  ) {
+    if (config.jwksUrl)
+      this.keySet = createRemoteJWKSet(new URL(config.jwksUrl), { cooldownDuration: 5_000 });
+    else if (config.keys?.length) this.keySet = createLocalJWKSet({ keys: config.keys });
+    else throw new Error(`verifier ${name}: give jwksUrl or keys`);
+    if (config.claims && Object.keys(config.claims).length > 3) {
+      throw new Error(`verifier ${name}: at most three claim checks`);
+    }
+  }
+
+  async verify(token: string): Promise<Identity> {
+    let header: ReturnType<typeof decodeProtectedHeader>;
+    try {
+      header = decodeProtectedHeader(token);
+    } catch {
+      throw new VerifierError('Malformed token');
+    }
+    if (!header.alg || header.alg === 'none' || !ALGORITHMS.includes(header.alg)) {
+      throw new VerifierError(`Token algorithm not allowed: ${String(header.alg)}`);
+    }
+    if (!header.kid) throw new VerifierError('Token has no kid');
+    const leeway = this.config.leeway ?? 0;
+    const maxAge = this.config.maxTokenAgeSeconds ?? 60;
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, this.keySet, {
+        algorithms: ALGORITHMS,
+        clockTolerance: leeway,
+        maxTokenAge: maxAge,
+        requiredClaims: ['iat'],
+      }));
+    } catch (err) {
+      throw new VerifierError(joseMessage(err, maxAge));
+    }
+    for (const [claim, expected] of Object.entries(this.config.claims ?? {})) {
+      const actual = payload[claim];
+      const ok = Array.isArray(actual) ? actual.includes(expected) : actual === expected;
+      if (!ok) throw new VerifierError(`Claim check failed: ${claim}`);
+    }
+    const field = this.config.verifierIdField ?? 'sub';
+    const raw = payload[field];
+    if (typeof raw !== 'string' || raw === '')
+      throw new VerifierError(`Token has no verifier id in "${field}"`);
+    const verifierId = this.config.isVerifierIdCaseSensitive === false ? raw.toLowerCase() : raw;
+    const hash = bytesToHex(sha256(utf8ToBytes(`jwt\n${token}`)));
+    const keepUntil = ((payload.exp ?? (payload.iat ?? 0) + maxAge) + leeway + 60) * 1000;
+    if (!(await this.store.markTokenUsed(hash, Math.max(keepUntil, Date.now() + (maxAge + leeway) * 1000)))) {
+      throw new VerifierError('Duplicate token found');
+    }
+    return {
+      verifierId,
+      email: typeof payload.email === 'string' ? payload.email : undefined,
+      name: typeof payload.name === 'string' ? payload.name : undefined,
+      profileImage: typeof payload.picture === 'string' ? payload.picture : undefined,
+      oAuthIdToken: token,
+    };
+  }
+}
+
+function joseMessage(err: unknown, maxAge: number): string {
+  const code = (err as { code?: string }).code;
+  const message = (err as Error).message ?? String(err);
+  switch (code) {
+    case 'ERR_JWKS_NO_MATCHING_KEY':
+      return 'No key in the JWKS matches the token kid';
+    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
+      return 'Invalid token signature';
+    case 'ERR_JOSE_ALG_NOT_ALLOWED':
+      return 'Token algorithm not allowed';
+    case 'ERR_JWT_EXPIRED':
+      return /iat/.test(message) ? `Token is stale: signed more than ${maxAge} s ago` : 'Token expired';
+    case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
+      return /iat/.test(message) ? `Token iat is invalid: ${message}` : `Token claim invalid: ${message}`;
+    case 'ERR_JWKS_TIMEOUT':
+    case 'ERR_JOSE_GENERIC':
+      return `Could not fetch the verifier's JWKS: ${message}`;
+    default:
+      return `Invalid token: ${message}`;
+  }
+}

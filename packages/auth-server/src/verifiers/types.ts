@@ -1,0 +1,20 @@
+/** Who the verifier says logged in. */
+export interface Identity {
+  verifierId: string;
+  email?: string;
+  name?: string;
+  profileImage?: string;
+  oAuthIdToken?: string;
+  oAuthAccessToken?: string;
+}
+
+/** A refused login; the message is shown to the user and returned to the app. */
+export class VerifierError extends Error {
+  override name = 'VerifierError';
+  constructor(
+    message: string,
+    readonly code: 'LOGIN_FAILED' | 'USER_CANCELLED' = 'LOGIN_FAILED',
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,292 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import {
+  Auth,
+  type AuthInitParams,
+  getAppScopedKey,
+  getEd25519PrivKey,
+  MemoryStorage,
+  secp256k1PublicKey,
+} from '@portico/auth';
+import { type AuthServer, startAuthServer } from '@portico/auth-server';
+import { serviceUrl, tempDir } from '@portico/testkit';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { type JwksIssuer, startJwksIssuer, unsignedToken } from './helpers.ts';
+
+const CLIENT_ID = 'BPi5PB_UiIZ-cPz1GtV5i1I2iOSOHuimiXBI0e-Oe_u6X3oVAbCiAZOTEBtTXw4tsluTITPqA8zMsfxIKMjiqNQ';
+const OTHER_CLIENT_ID =
+  'BHr_dKcxC0ecKn_2dZQmQeNdjPgWykMkcodEHkVvPMo71qzOV6SgtoN8KCvFdLN7bf34JOm89vWQMLFmSfIo84A';
+const ISS = 'https://idp.portico.test';
+
+describe('custom JWT login (local JWKS issuer, SQLite store)', { timeout: 120_000 }, () => {
+  const dir = tempDir('portico-auth-jwt-');
+  let issuer: JwksIssuer;
+  let server: AuthServer;
+  let clock = Date.now();
+  const claims = (sub: string, extra: Record<string, unknown> = {}) => ({
+    sub,
+    email: `${sub}@example.com`,
+    iss: ISS,
+    aud: 'portico-app',
+    ...extra,
+  });
+
+  before(async () => {
+    issuer = await startJwksIssuer();
+    server = await startAuthServer({
+      dataDir: dir.path,
+      masterKey: 'a'.repeat(64),
+      clock: () => clock,
+      verifiers: {
+        jwt: { type: 'jwt', jwksUrl: issuer.jwksUrl, claims: { iss: ISS, aud: 'portico-app' } },
+        'jwt-email': {
+          type: 'jwt',
+          keys: [issuer.publicJwk],
+          verifierIdField: 'email',
+          isVerifierIdCaseSensitive: false,
+        },
+      },
+    });
+  });
+  after(async () => {
+    await server?.close();
+    await issuer?.close();
+    dir.cleanup();
+  });
+
+  function init(extra: Partial<AuthInitParams> = {}): AuthInitParams {
+    return {
+      clientId: CLIENT_ID,
+      network: 'sapphire_devnet',
+      sdkUrl: server.sdkUrl,
+      loginConfig: { byEmail: { verifier: 'jwt-email', typeOfLogin: 'jwt', clientId: CLIENT_ID } },
+      ...extra,
+    };
+  }
+
+  async function loginWith(
+    token: string,
+    provider = 'jwt',
+    extra: Partial<AuthInitParams> = {},
+    storage = new MemoryStorage(),
+  ) {
+    const auth = await Auth.create(init(extra), { storage });
+    await auth.login({ loginProvider: provider, extraLoginOptions: { id_token: token } });
+    return auth;
+  }
+
+  it('logs in without a page and returns the four keys, derived as the reference says', async () => {
+    const auth = await loginWith(await issuer.sign(claims('alice')));
+    const s = auth.state;
+    assert.match(s.coreKitKey ?? '', /^[0-9a-f]{64}$/);
+    assert.equal(s.privKey, getAppScopedKey(s.coreKitKey!, CLIENT_ID));
+    assert.equal(s.ed25519PrivKey, getEd25519PrivKey(s.privKey!));
+    assert.equal(s.coreKitEd25519PrivKey, getEd25519PrivKey(s.coreKitKey!));
+    assert.equal(auth.getPrivKey(), s.privKey);
+    assert.equal(auth.getEd25519PrivKey(), s.ed25519PrivKey);
+    const user = auth.getUserInfo();
+    assert.equal(user.verifier, 'jwt');
+    assert.equal(user.verifierId, 'alice');
+    assert.equal(user.typeOfLogin, 'jwt');
+    assert.equal(user.email, 'alice@example.com');
+  });
+
+  it('signs an idToken a backend can verify with the published JWKS, with wallets per curve', async () => {
+    for (const curve of ['secp256k1', 'ed25519'] as const) {
+      const auth = await Auth.create(init(), { storage: new MemoryStorage() });
+      await auth.login({
+        loginProvider: 'jwt',
+        curve,
+        extraLoginOptions: { id_token: await issuer.sign(claims('bob')) },
+      });
+      const { payload } = await jwtVerify(
+        auth.getUserInfo().idToken!,
+        createRemoteJWKSet(new URL(server.jwksUrl)),
+        {
+          issuer: server.sdkUrl,
+          audience: CLIENT_ID,
+        },
+      );
+      assert.equal(payload.verifierId, 'bob');
+      assert.equal(payload.verifier, 'jwt');
+      assert.ok(typeof payload.nonce === 'string' && typeof payload.exp === 'number');
+      const wallets = payload.wallets as Array<{ public_key: string; type: string; curve: string }>;
+      const s = auth.state;
+      const expected =
+        curve === 'secp256k1'
+          ? [secp256k1PublicKey(s.privKey!), secp256k1PublicKey(s.coreKitKey!)]
+          : [s.ed25519PrivKey!.slice(64), s.coreKitEd25519PrivKey!.slice(64)];
+      assert.deepEqual(wallets, [
+        { public_key: expected[0], type: 'web3auth_app_key', curve },
+        { public_key: expected[1], type: 'web3auth_threshold_key', curve },
+      ]);
+    }
+  });
+
+  it('keeps one coreKitKey per (verifier, verifierId) across apps; privKey differs per clientId', async () => {
+    const a = await loginWith(await issuer.sign(claims('carol')));
+    const b = await loginWith(await issuer.sign(claims('carol')), 'jwt', { clientId: OTHER_CLIENT_ID });
+    assert.equal(a.state.coreKitKey, b.state.coreKitKey);
+    assert.notEqual(a.state.privKey, b.state.privKey);
+    const other = await loginWith(await issuer.sign(claims('dave')));
+    assert.notEqual(other.state.coreKitKey, a.state.coreKitKey);
+  });
+
+  it('useCoreKitKey switches getPrivKey and getEd25519PrivKey to the core kit pair', async () => {
+    const auth = await loginWith(await issuer.sign(claims('erin')), 'jwt', { useCoreKitKey: true });
+    assert.equal(auth.getPrivKey(), auth.state.coreKitKey);
+    assert.equal(auth.getEd25519PrivKey(), auth.state.coreKitEd25519PrivKey);
+  });
+
+  it('honours the verifier-id field and case-insensitivity (loginConfig entry → verifier)', async () => {
+    const upper = await loginWith(await issuer.sign({ sub: 'x1', email: 'Frank@Example.COM' }), 'byEmail');
+    const lower = await loginWith(await issuer.sign({ sub: 'x2', email: 'frank@example.com' }), 'byEmail');
+    assert.equal(upper.getUserInfo().verifierId, 'frank@example.com');
+    assert.equal(upper.getUserInfo().verifier, 'jwt-email');
+    assert.equal(upper.state.coreKitKey, lower.state.coreKitKey);
+    // The case-sensitive default verifier keeps ids apart.
+    const a = await loginWith(await issuer.sign(claims('Gina')));
+    const b = await loginWith(await issuer.sign(claims('gina')));
+    assert.notEqual(a.state.coreKitKey, b.state.coreKitKey);
+  });
+
+  describe('refuses bad tokens', () => {
+    const cases: Array<[string, () => Promise<string>, RegExp]> = [
+      ['a replayed token', async () => '', /Duplicate token found/],
+      [
+        'a forged signature',
+        () => issuer.sign(claims('mallory'), { key: issuer.otherKey }),
+        /Invalid token signature/,
+      ],
+      [
+        'an expired token',
+        () => issuer.sign(claims('mallory'), { iatOffset: -30, expIn: 10 }),
+        /Token expired/,
+      ],
+      [
+        'a stale token (iat older than 60 s)',
+        () => issuer.sign(claims('mallory'), { iatOffset: -120 }),
+        /stale/,
+      ],
+      ['an unknown kid', () => issuer.sign(claims('mallory'), { kid: 'nope' }), /No key in the JWKS matches/],
+      [
+        'alg none',
+        async () => unsignedToken({ ...claims('mallory'), iat: Math.floor(Date.now() / 1000) }, issuer.kid),
+        /algorithm not allowed/,
+      ],
+      [
+        'a failed claim check (aud)',
+        () => issuer.sign(claims('mallory', { aud: 'other-app' })),
+        /Claim check failed: aud/,
+      ],
+      ['a token without iat', () => issuer.sign(claims('mallory'), { noIat: true }), /iat/],
+    ];
+    for (const [name, make, expected] of cases) {
+      it(`refuses ${name}`, async () => {
+        let token = await make();
+        if (name === 'a replayed token') {
+          token = await issuer.sign(claims('replayed'));
+          await loginWith(token);
+        }
+        await assert.rejects(loginWith(token), (err: Error) => {
+          assert.match(err.message, expected);
+          return true;
+        });
+      });
+    }
+  });
+
+  it('restores a session after an app restart, and logout invalidates it at once', async () => {
+    const storage = new MemoryStorage();
+    const first = await loginWith(await issuer.sign(claims('henry')), 'jwt', {}, storage);
+    const restarted = await Auth.create(init(), { storage });
+    assert.deepEqual(restarted.state, first.state);
+    assert.equal(restarted.getPrivKey(), first.getPrivKey());
+    await restarted.logout();
+    assert.deepEqual(restarted.state, {});
+    assert.equal(restarted.getPrivKey(), '');
+    assert.throws(() => restarted.getUserInfo(), /No user found, please login again!/);
+    // The first instance still holds the sessionId, but the service has dropped the session.
+    const again = await Auth.create(init(), { storage: new MemoryStorage() });
+    assert.deepEqual(again.state, {});
+    // Logging out there too just forgets the local state.
+    await first.logout();
+    assert.deepEqual(first.state, {});
+    const third = await Auth.create(init(), { storage });
+    assert.deepEqual(third.state, {});
+  });
+
+  it('a second login replaces the session; a failed one keeps it and records the error', async () => {
+    const storage = new MemoryStorage();
+    const auth = await loginWith(await issuer.sign(claims('kate')), 'jwt', {}, storage);
+    const firstSession = auth.state.sessionId!;
+    await auth.login({
+      loginProvider: 'jwt',
+      extraLoginOptions: { id_token: await issuer.sign(claims('kate')) },
+    });
+    assert.notEqual(auth.state.sessionId, firstSession);
+    const stale = new MemoryStorage();
+    await stale.set(`portico-auth:${CLIENT_ID}`, firstSession);
+    assert.deepEqual((await Auth.create(init(), { storage: stale })).state, {}, 'the old session is gone');
+    const token = await issuer.sign(claims('kate'), { key: issuer.otherKey });
+    await assert.rejects(auth.login({ loginProvider: 'jwt', extraLoginOptions: { id_token: token } }));
+    assert.equal(auth.state.error, 'Invalid token signature');
+    assert.equal(auth.getUserInfo().verifierId, 'kate');
+  });
+
+  it('expires a session after sessionTime', async () => {
+    const storage = new MemoryStorage();
+    await loginWith(await issuer.sign(claims('ivy')), 'jwt', { sessionTime: 120 }, storage);
+    clock += 60_000;
+    assert.ok((await Auth.create(init({ sessionTime: 120 }), { storage })).state.privKey);
+    clock += 61_000;
+    const expired = await Auth.create(init({ sessionTime: 120 }), { storage });
+    assert.deepEqual(expired.state, {});
+    assert.equal(await storage.get(`portico-auth:${CLIENT_ID}`), null);
+  });
+
+  it('keeps no key material or verifier ids in plaintext at rest', async () => {
+    const auth = await loginWith(await issuer.sign(claims('judy')));
+    const s = auth.state;
+    const files = readdirSync(dir.path).filter((f) => f.startsWith('auth.db'));
+    const bytes = files.map((f) => readFileSync(join(dir.path, f)).toString('latin1')).join('');
+    assert.ok(bytes.length > 0);
+    for (const secret of [s.coreKitKey!, s.privKey!, s.ed25519PrivKey!, 'judy@example.com']) {
+      assert.equal(bytes.includes(secret), false);
+    }
+  });
+});
+
+describe('PostgreSQL store', () => {
+  const pg = serviceUrl('DATABASE_URL');
+  it('logs in and restores a session with the store in PostgreSQL', { skip: pg.skip }, async () => {
+    const issuer = await startJwksIssuer();
+    const dir = tempDir('portico-auth-pg-');
+    const server = await startAuthServer({
+      dataDir: dir.path,
+      databaseUrl: pg.url,
+      masterKey: 'b'.repeat(64),
+      verifiers: { jwt: { type: 'jwt', jwksUrl: issuer.jwksUrl } },
+    });
+    try {
+      const storage = new MemoryStorage();
+      const params: AuthInitParams = {
+        clientId: CLIENT_ID,
+        network: 'sapphire_mainnet',
+        sdkUrl: server.sdkUrl,
+      };
+      const auth = await Auth.create(params, { storage });
+      const sub = `pg-${Date.now()}`;
+      await auth.login({ loginProvider: 'jwt', extraLoginOptions: { id_token: await issuer.sign({ sub }) } });
+      const again = await Auth.create(params, { storage });
+      assert.equal(again.state.coreKitKey, auth.state.coreKitKey);
+      await again.logout();
+    } finally {
+      await server.close();
+      await issuer.close();
+      dir.cleanup();
+    }
+  });
+});

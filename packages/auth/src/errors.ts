@@ -1,0 +1,37 @@
+/** An init or login parameter with an invalid value; names the field and what is allowed. */
+export class AuthValidationError extends Error {
+  override name = 'AuthValidationError';
+  readonly field: string;
+  readonly allowed: string;
+  constructor(field: string, allowed: string, got?: unknown) {
+    const shown = got === undefined ? 'missing' : JSON.stringify(got);
+    super(`Invalid ${field}: ${shown}. Allowed: ${allowed}`);
+    this.field = field;
+    this.allowed = allowed;
+  }
+}
+
+export type AuthErrorCode =
+  | 'NO_USER_FOUND'
+  | 'USER_CANCELLED'
+  | 'SESSION_EXPIRED'
+  | 'LOGIN_FAILED'
+  | 'SERVICE_ERROR'
+  | 'NO_BROWSER';
+
+/** Errors of the client library; `code` is stable, `message` is for people. */
+export class AuthError extends Error {
+  override name = 'AuthError';
+  readonly code: AuthErrorCode;
+  constructor(code: AuthErrorCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+
+  static noUserFound(): AuthError {
+    return new AuthError('NO_USER_FOUND', 'No user found, please login again!');
+  }
+  static userCancelled(): AuthError {
+    return new AuthError('USER_CANCELLED', 'User cancelled.');
+  }
+}

@@ -1,0 +1,52 @@
+export { Auth, type AuthOptions, decodeB64Params, encodeB64Params } from './auth.ts';
+export {
+  decryptJson,
+  type EciesOptions,
+  type EciesPayload,
+  eciesDecrypt,
+  eciesEncrypt,
+  encryptJsonTo,
+  signStoreMessage,
+  storeKeyOf,
+  verifyStoreMessage,
+} from './ecies.ts';
+export { resolveSdkUrl, SDK_URLS } from './endpoints.ts';
+export { AuthError, type AuthErrorCode, AuthValidationError } from './errors.ts';
+export {
+  decodeBase64Lenient,
+  ed25519PublicKey,
+  getAppScopedKey,
+  getEd25519PrivKey,
+  mimcSpongeHash,
+  randomPrivKey,
+  SECP256K1_N,
+  secp256k1PublicKey,
+} from './keys.ts';
+export {
+  combineShares,
+  type KeyShare,
+  mnemonicToShare,
+  openShareWithPassword,
+  SHARE_THRESHOLD,
+  sealShareWithPassword,
+  shareToMnemonic,
+  splitKey,
+} from './mfa.ts';
+export {
+  type MigrateInitParamsResult,
+  migrateInitParams,
+} from './migrate.ts';
+export {
+  BrowserStorage,
+  defaultStorage,
+  MemoryStorage,
+  type StorageAdapter,
+} from './storage.ts';
+export * from './types.ts';
+export {
+  type MigrationChange,
+  type NormalizedInit,
+  normalizeInitParams,
+  validateExtraLoginOptions,
+  validateLoginParams,
+} from './validate.ts';

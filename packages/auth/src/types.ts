@@ -1,0 +1,226 @@
+/** Networks a v7 client may log in from (v6 lacks the two sapphire ones). */
+export const NETWORKS = [
+  'mainnet',
+  'aqua',
+  'testnet',
+  'cyan',
+  'sapphire_devnet',
+  'sapphire_mainnet',
+] as const;
+export type Network = (typeof NETWORKS)[number];
+/** The v6 network set. */
+export const V6_NETWORKS = ['mainnet', 'aqua', 'testnet', 'cyan'] as const;
+
+/** Auth service environments; `production` is the default. */
+export const BUILD_ENVS = ['production', 'staging', 'testing'] as const;
+export type BuildEnv = (typeof BUILD_ENVS)[number];
+
+/** The nine login-page languages. */
+export const LANGUAGES = ['en', 'de', 'ja', 'ko', 'zh', 'es', 'fr', 'pt', 'nl'] as const;
+export type Language = (typeof LANGUAGES)[number];
+
+export const THEME_MODES = ['auto', 'light', 'dark'] as const;
+export type ThemeModes = (typeof THEME_MODES)[number];
+
+/** Built-in login providers; any key of `loginConfig` is accepted as well. */
+export const LOGIN_PROVIDERS = [
+  'google',
+  'facebook',
+  'reddit',
+  'discord',
+  'twitch',
+  'apple',
+  'line',
+  'github',
+  'kakao',
+  'linkedin',
+  'twitter',
+  'weibo',
+  'wechat',
+  'email_passwordless',
+  'jwt',
+] as const;
+export type LoginProvider = (typeof LOGIN_PROVIDERS)[number];
+
+/** `typeOfLogin` of a `loginConfig` entry. */
+export const TYPES_OF_LOGIN = [
+  'google',
+  'facebook',
+  'reddit',
+  'discord',
+  'twitch',
+  'apple',
+  'github',
+  'linkedin',
+  'twitter',
+  'weibo',
+  'line',
+  'email_password',
+  'passwordless',
+  'jwt',
+] as const;
+export type TypeOfLogin = (typeof TYPES_OF_LOGIN)[number];
+
+export const MFA_LEVELS = ['default', 'optional', 'mandatory', 'none'] as const;
+export type MfaLevel = (typeof MFA_LEVELS)[number];
+
+export const CURVES = ['secp256k1', 'ed25519'] as const;
+export type Curve = (typeof CURVES)[number];
+
+/** CAIP-2 namespace: `eip155`, `solana`, or any other chain family's namespace. */
+export type ChainNamespace = string;
+
+export interface AuthWhiteLabelData {
+  appName?: string;
+  /** Logo for a dark background. */
+  logoLight?: string;
+  /** Logo for a light background. */
+  logoDark?: string;
+  defaultLanguage?: Language;
+  mode?: ThemeModes;
+  /** `primary` sets the login page's primary colour (default `#0364FF`). */
+  theme?: Record<string, string>;
+  appUrl?: string;
+  useLogoLoader?: boolean;
+}
+
+export interface MfaSetting {
+  enable: boolean;
+  /** The lowest number is set up first. */
+  priority?: number;
+  mandatory?: boolean;
+}
+
+export interface MfaSettings {
+  deviceShareFactor?: MfaSetting;
+  backUpShareFactor?: MfaSetting;
+  socialBackupFactor?: MfaSetting;
+  passwordFactor?: MfaSetting;
+}
+export const MFA_FACTORS = [
+  'deviceShareFactor',
+  'backUpShareFactor',
+  'socialBackupFactor',
+  'passwordFactor',
+] as const;
+
+export interface ExtraLoginOptions {
+  display?: string;
+  prompt?: string;
+  max_age?: string;
+  ui_locales?: string;
+  id_token_hint?: string;
+  id_token?: string;
+  login_hint?: string;
+  acr_values?: string;
+  scope?: string;
+  audience?: string;
+  connection?: string;
+  domain?: string;
+  client_id?: string;
+  redirect_uri?: string;
+  leeway?: number;
+  verifierIdField?: string;
+  isVerifierIdCaseSensitive?: boolean;
+  additionalParams?: Record<string, string>;
+}
+
+export interface AuthLoginConfig {
+  verifier: string;
+  typeOfLogin: TypeOfLogin;
+  clientId: string;
+  name?: string;
+  verifierSubIdentifier?: string;
+  description?: string;
+  logoHover?: string;
+  logoLight?: string;
+  logoDark?: string;
+  mainOption?: boolean;
+  showOnModal?: boolean;
+  showOnDesktop?: boolean;
+  showOnMobile?: boolean;
+  jwtParameters?: ExtraLoginOptions;
+}
+
+export interface AuthInitParams {
+  clientId: string;
+  network: Network;
+  buildEnv?: BuildEnv;
+  sdkUrl?: string;
+  redirectUrl?: string;
+  whiteLabel?: AuthWhiteLabelData;
+  loginConfig?: Record<string, AuthLoginConfig>;
+  useCoreKitKey?: boolean;
+  chainNamespace?: ChainNamespace;
+  mfaSettings?: MfaSettings;
+  /** Seconds; default 86400, capped at 604800. */
+  sessionTime?: number;
+}
+
+export interface AuthLoginParams {
+  /** A built-in provider or a key of `loginConfig`; omitted, the login page lists the providers. */
+  loginProvider?: LoginProvider | string;
+  dappShare?: string;
+  extraLoginOptions?: ExtraLoginOptions;
+  mfaLevel?: MfaLevel;
+  curve?: Curve;
+}
+
+export interface AuthUserInfo {
+  email?: string;
+  name?: string;
+  profileImage?: string;
+  aggregateVerifier?: string;
+  verifier: string;
+  verifierId: string;
+  typeOfLogin: string;
+  dappShare?: string;
+  /** JWT signed by the auth service; verify it against the service's JWKS. */
+  idToken?: string;
+  oAuthIdToken?: string;
+  oAuthAccessToken?: string;
+  isMfaEnabled?: boolean;
+}
+
+export interface AuthState {
+  privKey?: string;
+  ed25519PrivKey?: string;
+  sessionId?: string;
+  userInfo?: AuthUserInfo;
+  error?: string;
+  coreKitKey?: string;
+  coreKitEd25519PrivKey?: string;
+}
+
+/** v6 white-label input, still accepted and converted. */
+export interface AuthWhiteLabelDataV6 {
+  name?: string;
+  logoLight?: string;
+  logoDark?: string;
+  defaultLanguage?: string;
+  dark?: boolean;
+  theme?: Record<string, string>;
+}
+
+/** v6 init parameters, still accepted and converted. */
+export interface AuthInitParamsV6 {
+  clientId: string;
+  network: (typeof V6_NETWORKS)[number];
+  sdkUrl?: string;
+  redirectUrl?: string;
+  whiteLabel?: AuthWhiteLabelDataV6;
+  loginConfig?: Record<string, AuthLoginConfig>;
+  useCoreKitKey?: boolean;
+  chainNamespace?: ChainNamespace;
+}
+
+/** The request the library parks in the session store for the login page. */
+export interface LoginRequest {
+  options: AuthInitParams & { redirectUrl: string; sdkUrl: string };
+  params: AuthLoginParams;
+  actionType: 'login';
+}
+
+export const DEFAULT_SESSION_TIME = 86_400;
+export const MAX_SESSION_TIME = 604_800;
+export const DEFAULT_PRIMARY_COLOR = '#0364FF';

@@ -1,0 +1,6 @@
+export {
+  createDashboardHandler,
+  type DashboardHandler,
+  type DashboardOptions,
+  DEFAULT_DASHBOARD_PATH,
+} from './handler.ts';

@@ -1,0 +1,63 @@
+import { isBlockTag } from '../methods/evm/params.ts';
+
+/**
+ * Which EVM requests may be served from the cache, and how final their data is. Tags that move
+ * (`latest`, `pending`, `safe`, `finalized`) are never cached as if fixed; data is final only at
+ * or below the finalized block the upstreams report.
+ */
+export type CacheDecision =
+  | { cacheable: false }
+  | {
+      cacheable: true;
+      /** The block the request names, when it names one by number; else found in the result. */
+      block?: number;
+      /** Immutable whatever the block (chain id, `earliest`). */
+      alwaysFinal?: boolean;
+    };
+
+const NO: CacheDecision = { cacheable: false };
+
+function byBlockParameter(value: unknown): CacheDecision {
+  if (value === 'earliest') return { cacheable: true, alwaysFinal: true };
+  if (isBlockTag(value)) return NO;
+  if (typeof value === 'string' && value.startsWith('0x')) {
+    return value.length === 66 ? { cacheable: true } : { cacheable: true, block: Number(BigInt(value)) };
+  }
+  if (typeof value === 'object' && value !== null) {
+    const object = value as { blockHash?: string; blockNumber?: unknown };
+    if (object.blockHash) return { cacheable: true };
+    return byBlockParameter(object.blockNumber);
+  }
+  return NO;
+}
+
+export function evmCacheDecision(method: string, params: unknown[]): CacheDecision {
+  switch (method) {
+    case 'eth_chainId':
+    case 'net_version':
+      return { cacheable: true, alwaysFinal: true };
+    case 'eth_getBlockByHash':
+    case 'eth_getTransactionByHash':
+    case 'eth_getTransactionReceipt':
+      return { cacheable: true };
+    case 'eth_getBlockByNumber':
+    case 'eth_getUncleByBlockNumberAndIndex':
+    case 'eth_getTransactionByBlockNumberAndIndex':
+    case 'eth_getBlockReceipts':
+      return byBlockParameter(params[0]);
+    case 'eth_call':
+    case 'eth_estimateGas':
+      return params.length > 1 && params.length < 3 ? byBlockParameter(params[1]) : NO;
+    default:
+      return NO;
+  }
+}
+
+/** The block number a result belongs to (blocks, transactions, receipts, receipt lists). */
+export function blockOfResult(result: unknown): number | undefined {
+  const item = Array.isArray(result) ? result[0] : result;
+  if (typeof item !== 'object' || item === null) return undefined;
+  const record = item as { number?: unknown; blockNumber?: unknown };
+  const value = record.blockNumber ?? record.number;
+  return typeof value === 'string' && value.startsWith('0x') ? Number(BigInt(value)) : undefined;
+}

@@ -1,0 +1,87 @@
+import type { Logger } from 'pino';
+import type { SharedStoresConfig } from '../config/config.ts';
+import type { GatewayStores } from '../gateway.ts';
+import { createPostgresPool, migratePostgres } from './postgres.ts';
+import { PostgresKeyStore } from './postgres-key-store.ts';
+import { PostgresUsageRecorder } from './postgres-usage-recorder.ts';
+import { createRedisClient, RedisHealth, whenRedisReady } from './redis.ts';
+import { RedisCreditLedger } from './redis-credit-ledger.ts';
+import { RedisRateLimiter } from './redis-rate-limiter.ts';
+
+export type SharedStoresOptions = {
+  logger?: Logger;
+  /** The clock of balances and per-second windows (tests freeze it). Default `Date.now`. */
+  clock?: () => number;
+  /** How long to wait for Redis at start before serving anyway (under `redisFailure`). Default 2000 ms. */
+  redisStartWaitMs?: number;
+};
+
+/**
+ * The shared stores for several gateway instances: keys and usage in PostgreSQL (migrated here,
+ * before anything is served), daily balances and per-second windows in Redis. PostgreSQL must be
+ * reachable at start; Redis need not be (the failure mode applies until it is).
+ */
+export async function openSharedStores(
+  config: SharedStoresConfig,
+  options: SharedStoresOptions = {},
+): Promise<GatewayStores> {
+  const logger = options.logger;
+  // At most one line per kind of problem every 10 s, so an outage does not flood the log.
+  const lastWarned = new Map<string, number>();
+  const warn = (what: string) => (error: Error) => {
+    const now = Date.now();
+    if (now - (lastWarned.get(what) ?? -Infinity) < 10_000) return;
+    lastWarned.set(what, now);
+    logger?.warn({ err: error.message }, what);
+  };
+  const pool = createPostgresPool(config.databaseUrl, warn('postgres connection error'));
+  try {
+    const applied = await migratePostgres(pool);
+    if (applied.length) logger?.info({ migrations: applied }, 'postgres schema migrated');
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw new Error(`cannot prepare the shared PostgreSQL store: ${(error as Error).message}`);
+  }
+  const keys = new PostgresKeyStore(pool, config.databaseUrl, {
+    onError: warn('postgres key store: lookups bypass the cache until the change listener is back'),
+  });
+  await keys.whenListening();
+  const usage = new PostgresUsageRecorder(pool, {
+    onError: warn('usage could not be written; kept for retry'),
+  });
+  const redis = createRedisClient(config.redisUrl);
+  const health = new RedisHealth((up, error) => {
+    if (up) logger?.info('redis is reachable again: metering is shared again');
+    else
+      logger?.warn(
+        { err: error?.message, redisFailure: config.redisFailure },
+        config.redisFailure === 'closed'
+          ? 'redis is unreachable: metered requests are refused (503) until it is back'
+          : 'redis is unreachable: metering in this instance only until it is back',
+      );
+  });
+  if (!(await whenRedisReady(redis, options.redisStartWaitMs ?? 2000)))
+    health.failed(new Error('redis not ready at start'));
+  const common = {
+    keyPrefix: config.redisKeyPrefix,
+    failure: config.redisFailure,
+    health,
+    clock: options.clock,
+  };
+  const ledger = new RedisCreditLedger(redis, { ...common, onError: warn('redis ledger') });
+  const rateLimiter = new RedisRateLimiter(redis, common);
+  return {
+    keys,
+    usage,
+    ledger,
+    rateLimiter,
+    async close() {
+      await usage.close().catch(warn('usage could not be written at close'));
+      await ledger.close();
+      await rateLimiter.close();
+      await keys.close();
+      redis.disconnect();
+      await pool.end();
+    },
+  };
+}

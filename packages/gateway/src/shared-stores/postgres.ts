@@ -1,0 +1,101 @@
+import pg from 'pg';
+
+/** The channel on which every change of `api_keys` (from any instance, the CLI or plain SQL) is announced. */
+export const KEYS_CHANNEL = 'portico_api_keys_changed';
+
+/** Schema steps of the shared PostgreSQL store, applied in order and recorded in `portico_migrations`. */
+const MIGRATIONS: { id: number; name: string; sql: string }[] = [
+  {
+    id: 1,
+    name: 'keys and usage',
+    sql: `
+      CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        key_hash TEXT NOT NULL UNIQUE,
+        key_prefix TEXT NOT NULL,
+        project TEXT NOT NULL DEFAULT 'default',
+        daily_credits BIGINT NOT NULL,
+        credits_per_second BIGINT,
+        created_at TIMESTAMPTZ NOT NULL,
+        revoked_at TIMESTAMPTZ
+      );
+      CREATE TABLE usage (
+        key_id TEXT NOT NULL,
+        day TEXT NOT NULL,
+        method TEXT NOT NULL,
+        requests BIGINT NOT NULL,
+        credits BIGINT NOT NULL,
+        PRIMARY KEY (key_id, day, method)
+      );
+      CREATE TABLE usage_errors (
+        key_id TEXT NOT NULL,
+        day TEXT NOT NULL,
+        code INTEGER NOT NULL,
+        count BIGINT NOT NULL,
+        PRIMARY KEY (key_id, day, code)
+      );
+      CREATE FUNCTION portico_api_keys_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pg_notify('${KEYS_CHANNEL}', current_schema());
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER api_keys_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON api_keys
+        FOR EACH STATEMENT EXECUTE FUNCTION portico_api_keys_changed();`,
+  },
+];
+
+/** A connection pool for the shared store; errors of idle connections are reported, never thrown. */
+export function createPostgresPool(databaseUrl: string, onError: (error: Error) => void = () => {}): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: 10,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+  });
+  pool.on('error', onError);
+  return pool;
+}
+
+/**
+ * Brings the schema (in the connection's `search_path`) up to date. Safe when several instances
+ * start at once: every run holds a transaction-scoped advisory lock for its schema, so one applies
+ * the missing steps and the others then find them recorded.
+ */
+export async function migratePostgres(pool: pg.Pool): Promise<number[]> {
+  const client = await pool.connect();
+  const applied: number[] = [];
+  try {
+    await client.query('BEGIN');
+    await client.query(`SELECT pg_advisory_xact_lock(hashtext('portico_migrations:' || current_schema()))`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS portico_migrations (
+         id INTEGER PRIMARY KEY,
+         name TEXT NOT NULL,
+         applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+       )`,
+    );
+    const done = new Set(
+      (await client.query<{ id: number }>('SELECT id FROM portico_migrations')).rows.map((r) => r.id),
+    );
+    for (const migration of MIGRATIONS) {
+      if (done.has(migration.id)) continue;
+      await client.query(migration.sql);
+      await client.query('INSERT INTO portico_migrations (id, name) VALUES ($1, $2)', [
+        migration.id,
+        migration.name,
+      ]);
+      applied.push(migration.id);
+    }
+    await client.query('COMMIT');
+    return applied;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** The number of schema steps this version knows (for tests and diagnostics). */
+export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ConfigError, parseConfig } from '../src/config/config.ts';
+import { GATEWAY_ERRORS } from '../src/rpc/errors.ts';
+
+const base = { networks: [{ name: 'local', chainId: 'eip155:31337', upstreams: ['http://127.0.0.1:8545'] }] };
+
+test('stores default to the embedded ones', () => {
+  assert.deepEqual(parseConfig(base).stores, { kind: 'embedded' });
+  assert.deepEqual(parseConfig({ ...base, stores: { kind: 'embedded' } }).stores, { kind: 'embedded' });
+});
+
+test('shared stores take their URLs from the environment and fail closed by default', () => {
+  const env = { PG_URL: 'postgres://gw:secret@db:5432/portico', REDIS_PASS: 'pw' };
+  const config = parseConfig(
+    {
+      ...base,
+      stores: { kind: 'shared', databaseUrl: `\${PG_URL}`, redisUrl: `redis://:\${REDIS_PASS}@cache:6379/0` },
+    },
+    env,
+  );
+  assert.deepEqual(config.stores, {
+    kind: 'shared',
+    databaseUrl: 'postgres://gw:secret@db:5432/portico',
+    redisUrl: 'redis://:pw@cache:6379/0',
+    redisFailure: 'closed',
+    redisKeyPrefix: 'portico:',
+  });
+  const open = parseConfig(
+    {
+      ...base,
+      stores: {
+        kind: 'shared',
+        databaseUrl: 'postgresql://db/portico',
+        redisUrl: 'rediss://cache',
+        redisFailure: 'open',
+        redisKeyPrefix: 'gw1:',
+      },
+    },
+    {},
+  );
+  assert.equal(open.stores?.kind === 'shared' && open.stores.redisFailure, 'open');
+});
+
+test('a wrong stores section is refused with the field named', () => {
+  const shared = { kind: 'shared', databaseUrl: 'postgres://db/p', redisUrl: 'redis://cache' };
+  const cases: [unknown, RegExp][] = [
+    [{ kind: 'cloud' }, /stores\.kind must be embedded or shared/],
+    [{ kind: 'embedded', redisUrl: 'redis://x' }, /apply only to kind: shared/],
+    [{ ...shared, redisUrl: undefined }, /stores\.redisUrl is required/],
+    [{ ...shared, databaseUrl: 'mysql://db/p' }, /stores\.databaseUrl must start with postgres:/],
+    [{ ...shared, redisUrl: 'http://cache' }, /stores\.redisUrl must start with redis:/],
+    [{ ...shared, redisFailure: 'maybe' }, /stores\.redisFailure must be closed or open/],
+    [{ ...shared, redisKeyPrefix: 'has space' }, /stores\.redisKeyPrefix/],
+    [{ ...shared, poolSize: 3 }, /stores has unknown field\(s\): poolSize/],
+    [{ ...shared, databaseUrl: `\${NOPE}` }, /stores\.databaseUrl uses \$\{NOPE\}/],
+    ['shared', /stores must be an object/],
+  ];
+  for (const [stores, message] of cases) assert.throws(() => parseConfig({ ...base, stores }, {}), message);
+  assert.throws(() => parseConfig({ ...base, stores: { kind: 'cloud' } }, {}), ConfigError);
+});
+
+test('an unreachable shared store has its own error code on EVM and Solana networks', () => {
+  const codes: Record<string, { evm: number; solana: number; http: number }> = GATEWAY_ERRORS;
+  const { evm, solana, http } = codes.storeUnavailable;
+  assert.equal(http, 503);
+  const others = Object.entries(codes).filter(([name]) => name !== 'storeUnavailable');
+  assert.ok(others.every(([, codes]) => codes.evm !== evm && codes.solana !== solana));
+  assert.ok(evm !== -32005 && evm !== -32016);
+  assert.ok(solana < -32019 || solana > -32001);
+});

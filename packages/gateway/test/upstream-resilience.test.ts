@@ -1,0 +1,226 @@
+import assert from 'node:assert/strict';
+import { createServer, type Server, Socket } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { type Anvil, startAnvil } from '@portico/devchain';
+import { createPublicClient, createTestClient, http } from 'viem';
+import { foundry } from 'viem/chains';
+import { type Gateway, parseConfig, startGateway } from '../src/index.ts';
+
+/** A TCP proxy to an upstream that a test can cut and restore, like a node going down and back. */
+async function startCuttableProxy(targetPort: number) {
+  let server: Server | undefined;
+  const sockets = new Set<Socket>();
+  let port = 0;
+  const open = () =>
+    new Promise<void>((resolve) => {
+      server = createServer((client) => {
+        const upstream = new Socket();
+        upstream.connect(targetPort, '127.0.0.1');
+        client.pipe(upstream).pipe(client);
+        for (const s of [client, upstream]) {
+          sockets.add(s);
+          s.on('close', () => sockets.delete(s));
+          s.on('error', () => s.destroy());
+        }
+      });
+      server.listen(port, '127.0.0.1', () => {
+        port = (server!.address() as { port: number }).port;
+        resolve();
+      });
+    });
+  const cut = () =>
+    new Promise<void>((resolve) => {
+      for (const s of sockets) s.destroy();
+      server?.close(() => resolve());
+    });
+  await open();
+  return { url: () => `http://127.0.0.1:${port}`, cut, restore: open };
+}
+
+async function rpc(url: string, method: string, params: unknown[] = []) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  return {
+    status: response.status,
+    cache: response.headers.get('x-cache'),
+    body: (await response.json()) as { result?: unknown; error?: { code: number; message: string } },
+  };
+}
+
+describe('an upstream killed in the middle of a load', () => {
+  let anvil: Anvil;
+  let gateway: Gateway;
+  let proxy: Awaited<ReturnType<typeof startCuttableProxy>>;
+  let url: string;
+
+  before(async () => {
+    anvil = await startAnvil();
+    proxy = await startCuttableProxy(anvil.port);
+    gateway = await startGateway(
+      parseConfig({
+        port: 0,
+        logLevel: 'silent',
+        networks: [
+          {
+            name: 'local',
+            chainId: 'eip155:31337',
+            upstreams: [proxy.url(), anvil.url],
+            headPollMs: 200,
+            cache: false,
+            breaker: { failures: 2, cooldownMs: 300 },
+          },
+        ],
+      }),
+    );
+    const { key } = await gateway.keys.create({ name: 'load' });
+    url = `${gateway.networks[0].baseUrl}/v3/${key}`;
+  });
+  after(async () => {
+    await gateway.close();
+    await proxy.cut();
+    await anvil.stop();
+  });
+
+  test('no request fails while another upstream can answer, and the cut one comes back', async () => {
+    const results: number[] = [];
+    let cutDone = false;
+    const worker = async () => {
+      for (let i = 0; i < 60; i++) {
+        const { status, body } = await rpc(url, 'eth_getBalance', [
+          '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
+          'latest',
+        ]);
+        results.push(status === 200 && typeof body.result === 'string' ? 1 : 0);
+        if (i === 20 && !cutDone) {
+          cutDone = true;
+          await proxy.cut();
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, worker));
+    assert.equal(results.length, 480);
+    assert.equal(results.filter((ok) => ok === 0).length, 0, 'every request answered');
+
+    await proxy.restore();
+    // The health poll closes the breaker again; the restored upstream serves once more.
+    const deadline = Date.now() + 5000;
+    let served = false;
+    while (!served && Date.now() < deadline) {
+      await rpc(url, 'eth_chainId');
+      served = (await proxyServes(proxy.url())) && (await rpc(url, 'eth_blockNumber')).status === 200;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(served);
+  });
+});
+
+async function proxyServes(url: string) {
+  try {
+    return (await rpc(url, 'eth_chainId')).status === 200;
+  } catch {
+    return false;
+  }
+}
+
+describe('finality-aware cache', () => {
+  let anvil: Anvil;
+  let gateway: Gateway;
+  let url: string;
+
+  before(async () => {
+    anvil = await startAnvil({ extraArgs: ['--slots-in-an-epoch', '1'] });
+    gateway = await startGateway(
+      parseConfig({
+        port: 0,
+        logLevel: 'silent',
+        networks: [
+          {
+            name: 'local',
+            chainId: 'eip155:31337',
+            upstreams: [anvil.url],
+            headPollMs: 100,
+            cache: { unfinalizedTtlMs: 60_000 },
+          },
+        ],
+      }),
+    );
+    const { key } = await gateway.keys.create({ name: 'cache' });
+    url = `${gateway.networks[0].baseUrl}/v3/${key}`;
+  });
+  after(async () => {
+    await gateway.close();
+    await anvil.stop();
+  });
+
+  test('moving tags are never cached; numbered blocks are, and hits are still charged', async () => {
+    const client = createTestClient({ chain: foundry, mode: 'anvil', transport: http(anvil.url) });
+    await client.mine({ blocks: 3 });
+    const first = await rpc(url, 'eth_getBlockByNumber', ['latest', false]);
+    const second = await rpc(url, 'eth_getBlockByNumber', ['latest', false]);
+    assert.equal(first.cache, 'BYPASS');
+    assert.equal(second.cache, 'BYPASS');
+    assert.equal((await rpc(url, 'eth_getBlockByNumber', ['finalized', false])).cache, 'BYPASS');
+    const miss = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: ['0x1', false] }),
+    });
+    const hit = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: ['0x1', false] }),
+    });
+    assert.equal(miss.headers.get('x-cache'), 'MISS');
+    assert.equal(hit.headers.get('x-cache'), 'HIT');
+    assert.deepEqual(await hit.json(), await miss.json());
+    assert.equal(
+      Number(miss.headers.get('x-credits-remaining')) - Number(hit.headers.get('x-credits-remaining')),
+      80,
+    );
+  });
+
+  test('errors are never cached', async () => {
+    const reverting = { data: '0x60006000fd' }; // init code that reverts with empty data
+    const a = await rpc(url, 'eth_call', [reverting, '0x1']);
+    const b = await rpc(url, 'eth_call', [reverting, '0x1']);
+    assert.equal(a.body.error?.code, 3);
+    assert.equal(b.cache, 'MISS');
+  });
+
+  test('a reorg (anvil snapshot revert and a different block) evicts the stale block', async () => {
+    const client = createTestClient({ chain: foundry, mode: 'anvil', transport: http(anvil.url) });
+    const snapshot = await client.snapshot();
+    await client.mine({ blocks: 1 });
+    const reader = createPublicClient({ chain: foundry, transport: http(anvil.url) });
+    const height = `0x${(await reader.getBlockNumber()).toString(16)}`;
+    const before = await rpc(url, 'eth_getBlockByNumber', [height, false]);
+    const cached = await rpc(url, 'eth_getBlockByNumber', [height, false]);
+    assert.equal(cached.cache, 'HIT');
+    const staleHash = (before.body.result as { hash: string }).hash;
+
+    await client.revert({ id: snapshot });
+    await client.setNextBlockTimestamp({ timestamp: BigInt(Math.floor(Date.now() / 1000) + 1000) });
+    await client.mine({ blocks: 1 });
+    const freshHash = (await reader.getBlock({ blockNumber: BigInt(height) })).hash;
+    assert.notEqual(freshHash, staleHash, 'anvil mined a different block at the same height');
+
+    // The unfinalized TTL is a minute: only reorg detection (a head poll every 100 ms) can evict it.
+    const deadline = Date.now() + 5000;
+    let seen = staleHash;
+    while (seen === staleHash && Date.now() < deadline) {
+      seen = ((await rpc(url, 'eth_getBlockByNumber', [height, false])).body.result as { hash: string }).hash;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(seen, freshHash);
+  });
+
+  test('a block beyond every upstream head is null, without an error', async () => {
+    const response = await rpc(url, 'eth_getBlockByNumber', ['0xffffff', false]);
+    assert.equal(response.status, 200);
+    assert.equal(response.body.result, null);
+    assert.equal(response.body.error, undefined);
+  });
+});
