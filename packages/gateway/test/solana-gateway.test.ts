@@ -182,6 +182,22 @@ describe('gateway on a Solana network', () => {
     assert.equal(account.value?.lamports, direct.value?.lamports);
   });
 
+  test('integers beyond 2^53 in a request are forwarded as written', async () => {
+    const response = await fetch(endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"jsonrpc":"2.0","id":7,"method":"getMinimumBalanceForRentExemption","params":[18446744073709551615]}',
+    });
+    const body = (await response.json()) as { id: number; error?: { code: number } };
+    assert.equal(response.status, 200);
+    assert.equal(body.id, 7);
+    assert.equal(
+      body.error?.code,
+      -32602,
+      'the ledger refuses the size itself; the gateway does not fail on it',
+    );
+  });
+
   test("the node's own Solana errors pass through with their codes", async () => {
     const alice = ledger.devAccounts[0].address;
     const answer = await call('getSignaturesForAddress', [alice, { minContextSlot: 10_000_000 }]);
