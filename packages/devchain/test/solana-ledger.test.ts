@@ -5,11 +5,13 @@ import {
   airdropFactory,
   appendTransactionMessageInstruction,
   assertIsTransactionWithBlockhashLifetime,
+  compileTransaction,
   createSolanaRpcSubscriptions,
   createTransactionMessage,
   devnet,
   generateKeyPairSigner,
   getBase58Decoder,
+  getBase64Decoder,
   getSignatureFromTransaction,
   lamports,
   pipe,
@@ -232,6 +234,34 @@ describe('Solana dev ledger through @solana/kit', () => {
     assert.equal(simulated.value.err, null);
     assert.ok((simulated.value.unitsConsumed ?? 0n) > 0n);
     assert.ok(simulated.value.replacementBlockhash?.blockhash);
+  });
+
+  test('getMultipleAccounts, getFeeForMessage and getTransactionCount answer as on a cluster', async () => {
+    const [alice, bob] = ledger.devAccounts;
+    const stranger = await generateKeyPairSigner();
+    const { value: accounts } = await rpc
+      .getMultipleAccounts([address(alice.address), stranger.address, address(bob.address)], {
+        encoding: 'base64',
+      })
+      .send();
+    assert.equal(accounts.length, 3);
+    assert.ok((accounts[0]?.lamports ?? 0n) > 0n);
+    assert.equal(accounts[1], null);
+    const payer = await generateKeyPairSigner();
+    const lifetime = await latest(rpc);
+    const message = compileTransaction(
+      pipe(
+        createTransactionMessage({ version: 0 }),
+        (m) => setTransactionMessageFeePayerSigner(payer, m),
+        (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
+        (m) => appendTransactionMessageInstruction(memoInstruction('fee?'), m),
+      ),
+    ).messageBytes;
+    const base64 = getBase64Decoder().decode(message) as Parameters<Rpc['getFeeForMessage']>[0];
+    assert.equal((await rpc.getFeeForMessage(base64).send()).value, 5000n);
+    const processed = await rpc.getTransactionCount({ commitment: 'processed' }).send();
+    const finalized = await rpc.getTransactionCount({ commitment: 'finalized' }).send();
+    assert.ok(processed >= finalized && finalized >= 9n);
   });
 
   test('an address never seen has an empty history', async () => {

@@ -237,6 +237,11 @@ export class Ledger {
     return this.#lastSeq;
   }
 
+  /** Transactions executed in slots visible at `commitment`. */
+  transactionCountAt(commitment: Commitment): number {
+    return commitment === 'processed' ? this.#lastSeq : this.#store.countUpTo(this.slotAt(commitment));
+  }
+
   slotAt(commitment: Commitment): number {
     if (commitment === 'processed') return this.#slot;
     const depth = commitment === 'confirmed' ? CONFIRMATION_DEPTH : FINALIZATION_DEPTH;

@@ -165,6 +165,14 @@ export class LedgerStore {
       .all(slot) as { signature: string; slot: number }[];
   }
 
+  /** Transactions executed in slots up to `slot`. */
+  countUpTo(slot: number): number {
+    const row = this.#db.prepare('SELECT COUNT(*) AS n FROM transactions WHERE slot <= ?').get(slot) as
+      | { n?: unknown }
+      | undefined;
+    return typeof row?.n === 'number' ? row.n : 0;
+  }
+
   lastSeq(): number {
     const row = this.#db.prepare('SELECT MAX(seq) AS seq FROM transactions').get() as
       | { seq?: unknown }

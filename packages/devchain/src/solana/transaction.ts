@@ -136,3 +136,19 @@ export function accountKeyBytes(messageBytes: ReadonlyUint8Array): Uint8Array[] 
     keys.push(new Uint8Array(messageBytes.subarray(offset + 32 * i, offset + 32 * (i + 1))));
   return keys;
 }
+
+/** The fee-relevant parts of a bare message (getFeeForMessage): signer count and blockhash. */
+export function decodeMessage(messageBytes: Uint8Array): {
+  numRequiredSignatures: number;
+  recentBlockhash: string;
+} {
+  try {
+    const message = messageDecoder.decode(messageBytes);
+    return {
+      numRequiredSignatures: message.header.numSignerAccounts,
+      recentBlockhash: message.lifetimeToken,
+    };
+  } catch (error) {
+    throw invalidParams(`invalid message: ${(error as Error).message}`);
+  }
+}

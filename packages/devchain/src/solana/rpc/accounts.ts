@@ -73,6 +73,29 @@ export const getAccountInfo: Handler = (ledger, params) => {
   return withContext(slot, account ? encodeAccount(account, config.encoding, config.dataSlice) : null);
 };
 
+const MAX_MULTIPLE_ACCOUNTS = 100;
+
+export const getMultipleAccounts: Handler = (ledger, params) => {
+  const keys = params[0];
+  if (!Array.isArray(keys))
+    throw invalidParams('Invalid params: invalid type: expected a sequence of public keys.');
+  if (keys.length > MAX_MULTIPLE_ACCOUNTS) {
+    throw invalidParams(`Too many inputs provided; max ${MAX_MULTIPLE_ACCOUNTS}`);
+  }
+  const parsed = keys.map((key: unknown) => pubkeyAt([key], 0));
+  const config = configAt(params, 1);
+  if (config.encoding === 'base64+zstd')
+    throw invalidParams('Invalid params: base64+zstd is not served by this dev ledger.');
+  const { slot } = contextSlot(ledger, config);
+  return withContext(
+    slot,
+    parsed.map((key) => {
+      const account = ledger.getAccount(key);
+      return account ? encodeAccount(account, config.encoding ?? 'base64', config.dataSlice) : null;
+    }),
+  );
+};
+
 export const getMinimumBalanceForRentExemption: Handler = (ledger, params) => {
   const length = params[0];
   if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) {

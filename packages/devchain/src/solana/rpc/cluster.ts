@@ -1,4 +1,7 @@
-/** Cluster and slot methods: getSlot, getBlockHeight, getEpochInfo, getLatestBlockhash, isBlockhashValid, getVersion, getHealth, getGenesisHash. */
+/** Cluster and slot methods: getSlot, getBlockHeight, getEpochInfo, getTransactionCount, getFeeForMessage, getLatestBlockhash, isBlockhashValid, getVersion, getHealth, getGenesisHash. */
+import { invalidParams } from '../errors.ts';
+import { LAMPORTS_PER_SIGNATURE } from '../ledger.ts';
+import { decodeMessage } from '../transaction.ts';
 import { API_VERSION, configAt, contextSlot, stringAt, withContext } from './params.ts';
 import type { Handler } from './types.ts';
 
@@ -40,4 +43,21 @@ export const getEpochInfo: Handler = (ledger, params) => {
     slotsInEpoch: SLOTS_PER_EPOCH,
     transactionCount: ledger.transactionCount,
   };
+};
+
+export const getTransactionCount: Handler = (ledger, params) => {
+  const { commitment } = contextSlot(ledger, configAt(params, 0));
+  return ledger.transactionCountAt(commitment);
+};
+
+/** The fee of a base64 message: 5000 lamports per signature; null when its blockhash is not valid. */
+export const getFeeForMessage: Handler = (ledger, params) => {
+  const encoded = stringAt(params, 0, 'message');
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)) throw invalidParams('invalid base64 encoding: InvalidByte');
+  const message = decodeMessage(new Uint8Array(Buffer.from(encoded, 'base64')));
+  const { slot } = contextSlot(ledger, configAt(params, 1));
+  const fee = ledger.isBlockhashValid(message.recentBlockhash)
+    ? LAMPORTS_PER_SIGNATURE * BigInt(message.numRequiredSignatures)
+    : null;
+  return withContext(slot, fee);
 };

@@ -1,12 +1,20 @@
 /** The method table of the ledger's JSON-RPC endpoint. */
-import { getAccountInfo, getBalance, getMinimumBalanceForRentExemption, requestAirdrop } from './accounts.ts';
+import {
+  getAccountInfo,
+  getBalance,
+  getMinimumBalanceForRentExemption,
+  getMultipleAccounts,
+  requestAirdrop,
+} from './accounts.ts';
 import {
   getBlockHeight,
   getEpochInfo,
+  getFeeForMessage,
   getGenesisHash,
   getHealth,
   getLatestBlockhash,
   getSlot,
+  getTransactionCount,
   getVersion,
   isBlockhashValid,
 } from './cluster.ts';
@@ -29,11 +37,14 @@ export const METHODS: Readonly<Record<string, Handler>> = {
   getGenesisHash,
   getHealth,
   getLatestBlockhash,
+  getFeeForMessage,
   getMinimumBalanceForRentExemption,
+  getMultipleAccounts,
   getSignaturesForAddress,
   getSignatureStatuses,
   getSlot,
   getTransaction,
+  getTransactionCount,
   getVersion,
   isBlockhashValid,
   requestAirdrop,
