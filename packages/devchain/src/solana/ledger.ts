@@ -182,6 +182,8 @@ export class Ledger {
         const file = new Uint8Array(readFileSync(snapshotPath));
         const header = new DataView(file.buffer, file.byteOffset, 8);
         snapshotSeq = Number(header.getBigUint64(0, true));
+        // A snapshot ahead of the stored history (history lost its last writes) cannot be trusted.
+        if (snapshotSeq > store.lastSeq()) throw new Error('snapshot is ahead of the stored history');
         svm = LiteSVM.fromBytes(file.subarray(8));
       } catch (error) {
         log(`solana: ignoring unreadable account snapshot (${(error as Error).message}); replaying history`);
