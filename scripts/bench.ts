@@ -7,7 +7,9 @@ import { cpus, freemem, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort, seedEvmChain, startAnvil } from '@portico/devchain';
-import { parseConfig, startGateway } from '@portico/gateway';
+import { type Gateway, parseConfig, startGateway } from '@portico/gateway';
+import { createTestClient, http } from 'viem';
+import { foundry } from 'viem/chains';
 
 const execFileAsync = promisify(execFile);
 
@@ -94,50 +96,88 @@ async function main() {
   need('wrk');
   need('nginx');
   const dir = mkdtempSync(join(tmpdir(), 'portico-bench-'));
-  const script = join(dir, 'post.lua');
-  writeFileSync(
-    script,
-    `wrk.method = "POST"\nwrk.body = '${BODY}'\nwrk.headers["Content-Type"] = "application/json"\n`,
+  const luaFor = (body: string) => {
+    const path = join(dir, `post-${Math.random().toString(36).slice(2)}.lua`);
+    writeFileSync(
+      path,
+      `wrk.method = "POST"\nwrk.body = '${body}'\nwrk.headers["Content-Type"] = "application/json"\n`,
+    );
+    return path;
+  };
+  const script = luaFor(BODY);
+  // A block at or below `finalized`: cacheable for good (anvil finalizes 2 epochs of 1 slot back).
+  const finalBlock = luaFor(
+    JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: ['0x1', false] }),
   );
 
-  const anvil = await startAnvil();
+  const anvil = await startAnvil({ extraArgs: ['--slots-in-an-epoch', '1'] });
   await seedEvmChain(anvil.url);
+  await createTestClient({ chain: foundry, mode: 'anvil', transport: http(anvil.url) }).mine({ blocks: 10 });
   const nginx = await startNginx(anvil.port, dir);
-  const gateway = await startGateway(
-    parseConfig({
-      port: 0,
-      logLevel: 'warn',
-      networks: [{ name: 'local', chainId: 'eip155:31337', upstreams: [anvil.url] }],
-    }),
-  );
-  const { key } = await gateway.keys.create({ name: 'bench', dailyCredits: 1e15 });
+  const network = (cache: boolean) => ({
+    name: 'local',
+    chainId: 'eip155:31337',
+    upstreams: [anvil.url],
+    cache,
+  });
+  const gateways: Gateway[] = [];
+  const open = async (label: string, config: Record<string, unknown>) => {
+    const gateway = await startGateway(parseConfig({ port: 0, logLevel: 'warn', ...config }));
+    gateways.push(gateway);
+    const { key } = await gateway.keys.create({ name: `bench-${label}`, dailyCredits: 1e15 });
+    return `${gateway.networks[0].baseUrl}/v3/${key}`;
+  };
+  const gatewayUrl = await open('plain', { networks: [network(false)] });
+  const cachedUrl = await open('cache', { networks: [network(true)] });
   const targets = [
-    { target: 'anvil direct', url: anvil.url },
-    { target: 'nginx → anvil', url: nginx.url },
-    { target: 'Portico gateway → anvil', url: `${gateway.networks[0].baseUrl}/v3/${key}` },
+    { target: 'anvil direct', url: anvil.url, script },
+    { target: 'nginx → anvil', url: nginx.url, script },
+    { target: 'Portico gateway → anvil', url: gatewayUrl, script },
   ];
+  const extra = [
+    { target: 'anvil direct, block 0x1', url: anvil.url, script: finalBlock },
+    { target: 'Portico gateway, cache hit (block 0x1)', url: cachedUrl, script: finalBlock },
+  ];
+  if (process.env.DATABASE_URL && process.env.REDIS_URL) {
+    const sharedUrl = await open('shared', {
+      networks: [network(false)],
+      stores: {
+        kind: 'shared',
+        databaseUrl: process.env.DATABASE_URL,
+        redisUrl: process.env.REDIS_URL,
+        redisKeyPrefix: `bench-${Date.now()}:`,
+      },
+    });
+    extra.push({ target: 'Portico gateway, Redis + PostgreSQL metering', url: sharedUrl, script });
+  } else {
+    console.log('DATABASE_URL / REDIS_URL unset: skipping the shared-store metering row');
+  }
   const rows: Row[] = [];
+  const measure = async (target: string, url: string, luaScript: string, clients: number) => {
+    await wrk(url, clients, luaScript); // warm-up run, not recorded
+    const result = await wrk(url, clients, luaScript);
+    rows.push({ target, clients, ...result });
+    console.log(
+      `${target.padEnd(46)} c=${String(clients).padEnd(3)} ${result.rps.toFixed(0).padStart(7)} req/s  p50 ${result.p50.toFixed(3)} ms  p99 ${result.p99.toFixed(3)} ms`,
+    );
+  };
   try {
+    for (const { target, url, script: luaScript } of extra) await measure(target, url, luaScript, 64);
     for (const clients of CLIENTS) {
       for (const { target, url } of targets) {
-        await wrk(url, clients, script); // warm-up run, not recorded
-        const result = await wrk(url, clients, script);
-        rows.push({ target, clients, ...result });
-        console.log(
-          `${target.padEnd(26)} c=${String(clients).padEnd(3)} ${result.rps.toFixed(0).padStart(7)} req/s  p50 ${result.p50.toFixed(3)} ms  p99 ${result.p99.toFixed(3)} ms`,
-        );
+        await measure(target, url, script, clients);
       }
     }
   } finally {
     nginx.stop();
-    await gateway.close();
+    for (const gateway of gateways) await gateway.close();
     await anvil.stop();
   }
   writeFileSync(new URL('../docs/benchmarks.md', import.meta.url), report(rows));
   console.log('wrote docs/benchmarks.md');
 }
 
-function report(rows: Row[]): string {
+function report(rows: Row[], extraSections: string[] = []): string {
   const find = (target: string, clients: number) =>
     rows.find((r) => r.target === target && r.clients === clients)!;
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
@@ -146,14 +186,16 @@ function report(rows: Row[]): string {
     '',
     `Measured by \`npm run bench\` (scripts/bench.ts) on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB (${(freemem() / 2 ** 30).toFixed(0)} GiB free), Node ${process.version}, anvil 1.7.1, Debian nginx (1 worker, keep-alive upstream), wrk ${DURATION} s per row after a warm-up run. Load generator, proxy and anvil share the two cores.`,
     '',
-    `Request: \`${BODY}\`; the gateway's cache is off (it has none yet) and every request is authenticated, validated, charged and forwarded.`,
+    `Request: \`${BODY}\`; the gateway's cache is off and every request is authenticated, validated, charged and forwarded.`,
     '',
     '| target | clients | req/s | p50 ms | p99 ms |',
     '|---|---|---|---|---|',
-    ...rows.map(
-      (r) =>
-        `| ${r.target} | ${r.clients} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(3)} | ${r.p99.toFixed(3)} |`,
-    ),
+    ...rows
+      .filter((r) => ['anvil direct', 'nginx → anvil', 'Portico gateway → anvil'].includes(r.target))
+      .map(
+        (r) =>
+          `| ${r.target} | ${r.clients} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(3)} | ${r.p99.toFixed(3)} |`,
+      ),
     '',
     '## What each hop adds (p50, against anvil direct)',
     '',
@@ -166,6 +208,18 @@ function report(rows: Row[]): string {
       return `| ${c} | ${(n.p50 - a.p50).toFixed(3)} | ${(g.p50 - a.p50).toFixed(3)} | ${(g.rps / n.rps).toFixed(2)} |`;
     }),
     '',
+    '## Cache hits and shared-store metering (64 clients)',
+    '',
+    'A finalized block by number is served from the cache (still authenticated and charged); the metering row runs the',
+    'same request as the main table with keys in PostgreSQL and balances debited in Redis by a Lua script.',
+    '',
+    '| target | req/s | p50 ms | p99 ms |',
+    '|---|---|---|---|',
+    ...rows
+      .filter((r) => !['anvil direct', 'nginx → anvil', 'Portico gateway → anvil'].includes(r.target))
+      .map((r) => `| ${r.target} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(3)} | ${r.p99.toFixed(3)} |`),
+    '',
+    ...extraSections,
   ];
   return lines.join('\n');
 }

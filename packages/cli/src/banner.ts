@@ -1,7 +1,7 @@
 import type { DevConfigOut } from './commands/dev.ts';
 
 /** The text `portico dev` prints once everything is up: addresses, keys, copy-paste examples. */
-export function printBanner(config: DevConfigOut, options: { blockTime: number }) {
+export function printBanner(config: DevConfigOut, options: { blockTime: number; walletLines: string[] }) {
   const local = config.networks.local;
   const curl = (method: string, params: unknown[]) =>
     `curl -s -X POST -H 'Content-Type: application/json' \\\n    --data '${JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })}' \\\n    ${local.rpcUrl}`;
@@ -14,12 +14,16 @@ export function printBanner(config: DevConfigOut, options: { blockTime: number }
       ([name, n]) => `  Network        ${name.padEnd(14)} ${n.chainId.padEnd(16)} ${n.baseUrl}/v3/<API_KEY>`,
     ),
     `  API key        ${config.apiKey}`,
-    `  Admin token    ${config.adminToken}   (admin API: ${config.gatewayUrl}/admin/keys)`,
+    `  Dashboard      ${config.dashboard.url}   (sign in with the admin token)`,
+    `  Admin token    in ${config.dataDir}/admin-token   (admin API: ${config.gatewayUrl}/admin/keys)`,
     `  Data folder    ${config.dataDir}`,
     `  anvil          ${config.evm.upstreamUrl}  (chain 31337, ${options.blockTime ? `a block every ${options.blockTime} s` : 'a block per transaction'})`,
     `  Dev accounts   ${config.evm.accounts.slice(0, 3).join(', ')}, ... (mnemonic "test test ... junk")`,
     `  Demo contract  ${config.evm.demoContract}`,
+    `  Auth login     ${config.auth.sdkUrl}/start   (JWKS ${config.auth.jwksUrl})`,
+    ...options.walletLines.map((line) => `  ${line}`),
     '',
+
     'Try:',
     `  ${curl('eth_getBlockByNumber', ['latest', false])}`,
     '',

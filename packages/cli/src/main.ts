@@ -1,16 +1,19 @@
 import { runDev } from './commands/dev.ts';
 import { runKeys } from './commands/keys.ts';
+import { runMigrateConfig } from './commands/migrate-config.ts';
 import { runStart } from './commands/start.ts';
 import { CliError } from './errors.ts';
 
 const USAGE = `portico — self-hostable Web3 access platform
 
 Usage:
-  portico dev [--port N] [--data-dir DIR] [--api-key KEY] [--config-out FILE] [--block-time S]
+  portico dev [--port N] [--data-dir DIR] [--api-key KEY] [--config-out FILE] [--block-time S] [--wallet-auto-approve]
   portico start --config FILE
   portico keys create --name NAME [--daily-credits N] [--json] [--data-dir DIR | --url URL --admin-token T]
   portico keys list [--json] [--data-dir DIR | --url URL --admin-token T]
   portico keys revoke KEY_ID [--json] [--data-dir DIR | --url URL --admin-token T]
+  portico migrate-config FILE [--dry-run]
+
 
 Run 'portico <command> --help' for the options of a command.`;
 
@@ -18,6 +21,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   dev: runDev,
   start: runStart,
   keys: runKeys,
+  'migrate-config': runMigrateConfig,
 };
 
 /** Runs the command line; returns the exit code. */

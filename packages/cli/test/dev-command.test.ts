@@ -81,6 +81,19 @@ describe('portico dev', () => {
     assert.ok(dev.config.adminToken.length >= 32);
   });
 
+  test('the dashboard, the wallet and the auth service answer at the addresses in --config-out', async () => {
+    const dashboard = await fetch(dev.config.dashboard.url);
+    assert.equal(dashboard.status, 200);
+    assert.match(await dashboard.text(), /<html/i);
+    const jwks = (await (await fetch(dev.config.auth.jwksUrl)).json()) as { keys: unknown[] };
+    assert.ok(jwks.keys.length > 0);
+    assert.match(dev.config.wallet.wsUrl, /^ws:\/\/127\.0\.0\.1:\d+\//);
+    assert.deepEqual(dev.config.wallet.chains, ['eip155:31337']);
+    const approval = await fetch(dev.config.wallet.approvalUrl.split('#')[0]);
+    assert.equal(approval.status, 200);
+    assert.ok(!dev.output().includes(dev.config.adminToken), 'the banner does not print the admin token');
+  });
+
   test('the banner prints the addresses, the key and curl examples that work', async () => {
     const banner = dev.output();
     assert.ok(banner.includes(dev.config.networks.local.rpcUrl));

@@ -1,8 +1,11 @@
 import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { startAuthServer } from '@portico/auth-server';
+import { createDashboardHandler } from '@portico/dashboard';
 import { type Anvil, type EvmSeed, seedEvmChain, setBlockTime, startAnvil } from '@portico/devchain';
 import { type Gateway, type KeyStore, parseConfig, startGateway } from '@portico/gateway';
+import { AUTO_APPROVE_WARNING, startWallet, walletBannerLines, walletConfigOut } from '@portico/wallet';
 import pino from 'pino';
 import { printBanner } from '../banner.ts';
 import { dataDirSecret, defaultDataDir, writeDataDirSecret } from '../data-dir.ts';
@@ -18,7 +21,12 @@ a development API key. Nothing else to install.
   --data-dir DIR      keeps keys, usage and the admin token (default ${defaultDataDir()})
   --api-key KEY       use this development API key
   --config-out FILE   write the endpoints and keys as JSON to FILE
-  --block-time S      seconds between blocks (default 2; 0 mines one block per transaction)`;
+  --block-time S      seconds between blocks (default 2; 0 mines one block per transaction)
+  --wallet-auto-approve
+                      the reference wallet approves every request with all dev accounts
+                      (for scripts and CI only: any page on this machine could then sign)
+
+With --port N (not 0) the wallet listens on N+1 and the auth service on N+2.`;
 
 /** What `--config-out` writes: the contract other tools and tests rely on. */
 export type DevConfigOut = {
@@ -33,6 +41,9 @@ export type DevConfigOut = {
     demoContract: string;
     transactions: EvmSeed['transactions'];
   };
+  dashboard: { url: string };
+  wallet: ReturnType<typeof walletConfigOut>;
+  auth: { sdkUrl: string; jwksUrl: string };
 };
 
 export async function runDev(args: string[]): Promise<number> {
@@ -44,6 +55,7 @@ export async function runDev(args: string[]): Promise<number> {
       'api-key': { type: 'string' },
       'config-out': { type: 'string' },
       'block-time': { type: 'string', default: '2' },
+      'wallet-auto-approve': { type: 'boolean' },
       help: { type: 'boolean' },
     },
   });
@@ -51,10 +63,12 @@ export async function runDev(args: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  const port = integerFlag(values.port, '--port', 0, 65535);
+  const port = integerFlag(values.port, '--port', 0, 65533);
   const blockTime = integerFlag(values['block-time'], '--block-time', 0, 3600);
   const dataDir = resolve(values['data-dir'] ?? defaultDataDir());
+  const autoApprove = values['wallet-auto-approve'] === true;
   const logger = pino({ level: process.env.PORTICO_LOG_LEVEL ?? 'warn' });
+  const portFor = (offset: number) => (port === 0 ? 0 : port + offset);
 
   const started: { close: () => Promise<void> }[] = [];
   const closeAll = async () => {
@@ -75,17 +89,34 @@ export async function runDev(args: string[]): Promise<number> {
         logLevel: logger.level,
         networks: [{ name: 'local', kind: 'evm', chainId: 'eip155:31337', upstreams: [anvil.url] }],
       }),
-      { logger },
+      { logger, extraHandlers: [createDashboardHandler()] },
     );
     started.push(gateway);
     const apiKey = await ensureDevKey(gateway.keys, dataDir, values['api-key']);
-
     const networks = Object.fromEntries(
       gateway.networks.map((n) => [
         n.name,
         { baseUrl: n.baseUrl, chainId: n.chainId, rpcUrl: `${n.baseUrl}/v3/${apiKey}`, kind: n.kind },
       ]),
     );
+
+    // The reference wallet reads every chain through the gateway, metered on the dev key.
+    const wallet = await startWallet({
+      port: portFor(1),
+      dataDir: join(dataDir, 'wallet'),
+      chains: Object.values(networks).map((n) => ({ chainId: n.chainId, rpcUrl: n.rpcUrl })),
+      autoApprove,
+      onLog: (line) => logger.info({ service: 'wallet' }, line),
+    });
+    started.push(wallet);
+
+    const auth = await startAuthServer({
+      port: portFor(2),
+      dataDir: join(dataDir, 'auth'),
+      onLog: (line) => logger.info({ service: 'auth' }, line),
+    });
+    started.push(auth);
+
     const configOut: DevConfigOut = {
       apiKey,
       adminToken,
@@ -98,9 +129,13 @@ export async function runDev(args: string[]): Promise<number> {
         demoContract: seed.demoContract,
         transactions: seed.transactions,
       },
+      dashboard: { url: `${gateway.url}/dashboard/` },
+      wallet: walletConfigOut(wallet),
+      auth: { sdkUrl: auth.sdkUrl, jwksUrl: auth.jwksUrl },
     };
     if (values['config-out']) writeFileSync(values['config-out'], `${JSON.stringify(configOut, null, 2)}\n`);
-    printBanner(configOut, { blockTime });
+    printBanner(configOut, { blockTime, walletLines: walletBannerLines(wallet) });
+    if (autoApprove) console.warn(`\n${AUTO_APPROVE_WARNING}\n`);
   } catch (error) {
     await closeAll();
     throw error;

@@ -28,5 +28,14 @@ export function routeRpc(
   if (!best) return /\/v3(\/|$)/.test(path) ? 'no-network' : undefined;
   const rest = path.slice(best.basePath.length + '/v3'.length);
   const key = rest.replace(/^\//, '').replace(/\/$/, '');
-  return { network: best, key: key.length ? decodeURIComponent(key) : undefined };
+  return { network: best, key: key.length ? decodeKey(key) : undefined };
+}
+
+/** A malformed %-escape cannot name a key: it is kept as it is and then refused as unknown (401). */
+function decodeKey(key: string): string {
+  try {
+    return decodeURIComponent(key);
+  } catch {
+    return key;
+  }
 }

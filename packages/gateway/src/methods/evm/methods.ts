@@ -147,6 +147,13 @@ export const EVM_PASSTHROUGH_METHODS = new Set([
   'eth_getProof',
   'eth_createAccessList',
   'eth_simulateV1',
+  'eth_newFilter',
+  'eth_newBlockFilter',
+  'eth_newPendingTransactionFilter',
+  'eth_getFilterChanges',
+  'eth_getFilterLogs',
+  'eth_uninstallFilter',
+
   'net_version',
   'net_listening',
   'web3_clientVersion',

@@ -1,0 +1,52 @@
+import type { CaipAccountId, Json } from '@metamask/utils';
+
+/** A scope key: a namespace (`eip155`, `wallet`) or a CAIP-2 chain id (`eip155:1`, `wallet:eip155`). */
+export type ScopeString = string;
+
+/** A CAIP-217 scope object as a dapp sends it in wallet_createSession. */
+export type ScopeObject = {
+  references?: string[];
+  methods: string[];
+  notifications: string[];
+  accounts?: string[];
+};
+
+/** A scope as the wallet returns it: always methods, notifications and CAIP-10 accounts. */
+export type SessionScope = {
+  methods: string[];
+  notifications: string[];
+  accounts: CaipAccountId[];
+};
+
+export type SessionScopes = Record<ScopeString, SessionScope>;
+
+export type SessionProperties = Record<string, Json>;
+
+/** The params of wallet_createSession (CAIP-25, MetaMask's shape). */
+export type CreateSessionParams = {
+  requiredScopes?: Record<ScopeString, ScopeObject>;
+  optionalScopes?: Record<ScopeString, ScopeObject>;
+  sessionProperties?: SessionProperties;
+};
+
+/** The result of wallet_createSession and wallet_getSession. */
+export type Session = {
+  sessionScopes: SessionScopes;
+  sessionProperties?: SessionProperties;
+};
+
+export type InvokeMethodParams = {
+  scope: ScopeString;
+  request: { method: string; params?: Json };
+};
+
+export type RevokeSessionParams = { scopes?: ScopeString[] };
+
+/** A JSON-RPC notification the wallet sends to the dapp. */
+export type WalletNotification =
+  | { jsonrpc: '2.0'; method: 'wallet_sessionChanged'; params: { sessionScopes: SessionScopes } }
+  | {
+      jsonrpc: '2.0';
+      method: 'wallet_notify';
+      params: { scope: ScopeString; notification: { method: string; params: Json } };
+    };

@@ -1,0 +1,88 @@
+export {
+  invalidParamsError,
+  MultichainErrorCode,
+  type ParamIssue,
+  scopesNotSupportedError,
+  unauthorizedError,
+  userRejectedError,
+} from './caip/errors.ts';
+export {
+  accountNamespaceOf,
+  addressOf,
+  type DroppedScope,
+  invalidScopeReason,
+  type NormalizedScope,
+  normalizeScopes,
+  sameAddress,
+} from './caip/normalize.ts';
+export type {
+  CreateSessionParams,
+  InvokeMethodParams,
+  RevokeSessionParams,
+  ScopeObject,
+  ScopeString,
+  Session,
+  SessionProperties,
+  SessionScope,
+  SessionScopes,
+  WalletNotification,
+} from './caip/types.ts';
+export {
+  assertCreateSessionParams,
+  assertInvokeMethodParams,
+  assertRevokeSessionParams,
+  filterSessionProperties,
+} from './caip/validate.ts';
+export {
+  type CreateMultichainClientOptions,
+  createMultichainClient,
+  type MultichainClient,
+  type ReconnectOptions,
+} from './client/client.ts';
+export { MultichainConnectionError, MultichainRpcError, MultichainTimeoutError } from './client/errors.ts';
+export {
+  type CreateMultichainEngineOptions,
+  createMultichainEngine,
+  type EngineConnection,
+  type JsonRpcResponse,
+  type MultichainEngine,
+  toJsonRpcError,
+} from './engine/engine.ts';
+export type {
+  ApprovalDecision,
+  ApprovalRequest,
+  InvokeContext,
+  InvokeRequest,
+  MultichainHooks,
+  SupportedScopes,
+} from './engine/types.ts';
+export { walletCreateSession } from './engine/wallet-createSession.ts';
+export { walletGetSession } from './engine/wallet-getSession.ts';
+export { walletInvokeMethod } from './engine/wallet-invokeMethod.ts';
+export { walletRevokeSession } from './engine/wallet-revokeSession.ts';
+export {
+  createMemorySessionStore,
+  createPostgresSessionStore,
+  createSqliteSessionStore,
+  openSessionStore,
+  type SessionStore,
+} from './store/index.ts';
+export { createInProcessTransport } from './transports/in-process.ts';
+export {
+  createMultichainApiClientTransport,
+  getPorticoTransport,
+  type MultichainApiClientTransportOptions,
+} from './transports/metamask.ts';
+export {
+  createWindowPostMessageTransport,
+  POST_MESSAGE_CHANNEL,
+  type PostMessageTarget,
+  serveWindowPostMessage,
+} from './transports/post-message.ts';
+export type { MultichainTransport } from './transports/types.ts';
+export {
+  createWebSocketTransport,
+  type WebSocketLike,
+  type WebSocketTransportOptions,
+} from './transports/websocket.ts';
+export { type AttachWebSocketServerOptions, attachWebSocketServer } from './transports/websocket-server.ts';

@@ -1,0 +1,46 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'libsql';
+import type { Session } from '../caip/types.ts';
+import type { SessionStore } from './types.ts';
+
+type Row = { origin: string; session: string };
+
+/** Sessions in an embedded SQLite file (libsql), so they survive a wallet restart. */
+export function createSqliteSessionStore(path: string): SessionStore {
+  mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  db.exec(`CREATE TABLE IF NOT EXISTS multichain_sessions (
+    origin TEXT PRIMARY KEY,
+    session TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+  )`);
+  const getStmt = db.prepare('SELECT origin, session FROM multichain_sessions WHERE origin = ?');
+  const setStmt = db.prepare(
+    `INSERT INTO multichain_sessions (origin, session, updated_at) VALUES (?, ?, ?)
+     ON CONFLICT(origin) DO UPDATE SET session = excluded.session, updated_at = excluded.updated_at`,
+  );
+  const deleteStmt = db.prepare('DELETE FROM multichain_sessions WHERE origin = ?');
+  const listStmt = db.prepare('SELECT origin, session FROM multichain_sessions ORDER BY origin');
+  return {
+    async get(origin) {
+      const row = getStmt.get(origin) as Row | undefined;
+      return row ? (JSON.parse(row.session) as Session) : undefined;
+    },
+    async set(origin, session) {
+      setStmt.run(origin, JSON.stringify(session), Date.now());
+    },
+    async delete(origin) {
+      return deleteStmt.run(origin).changes > 0;
+    },
+    async list() {
+      return (listStmt.all() as Row[]).map((row) => ({
+        origin: row.origin,
+        session: JSON.parse(row.session) as Session,
+      }));
+    },
+    async close() {
+      db.close();
+    },
+  };
+}

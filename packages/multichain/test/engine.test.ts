@@ -1,0 +1,425 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { createMemorySessionStore, MultichainRpcError } from '../src/index.ts';
+import {
+  ACCOUNT_A,
+  ACCOUNT_B,
+  connectDapp,
+  createTestWallet,
+  EIP155_METHODS,
+  nextNotification,
+} from './helpers.ts';
+
+async function rpcError(promise: Promise<unknown>): Promise<MultichainRpcError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof MultichainRpcError, `expected a MultichainRpcError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail('expected the call to fail');
+}
+
+const eip155Scope = { methods: ['eth_blockNumber'], notifications: ['eth_subscription'] };
+
+describe('wallet_createSession', () => {
+  test('returns sessionScopes filled with every supported method, notification and the approved CAIP-10 accounts', async () => {
+    const { engine, approvals } = createTestWallet();
+    const { client } = connectDapp(engine);
+    const session = await client.createSession({ optionalScopes: { 'eip155:1': eip155Scope } });
+    assert.deepEqual(session, {
+      sessionScopes: {
+        'eip155:1': {
+          methods: EIP155_METHODS,
+          notifications: ['eth_subscription'],
+          accounts: [`eip155:1:${ACCOUNT_A}`, `eip155:1:${ACCOUNT_B}`],
+        },
+      },
+      sessionProperties: {},
+    });
+    assert.equal(approvals[0].origin, 'https://dapp.example');
+    assert.deepEqual(Object.keys(approvals[0].scopes), ['eip155:1']);
+  });
+
+  test('flattens references, merges required into optional, and drops invalid and unsupported scopes', async () => {
+    const { engine, approvals } = createTestWallet();
+    const { client } = connectDapp(engine);
+    const session = await client.createSession({
+      requiredScopes: {
+        eip155: { references: ['1', '999'], methods: ['eth_blockNumber'], notifications: [] },
+      },
+      optionalScopes: {
+        'eip155:10': { methods: ['not_supported'], notifications: [] },
+        'eip155:5': { references: ['5'], methods: [], notifications: [] },
+        wallet: { methods: [], notifications: [] },
+        foobar: { methods: [], notifications: [] },
+      },
+    });
+    assert.deepEqual(Object.keys(session.sessionScopes).sort(), ['eip155:1', 'eip155:10', 'wallet']);
+    assert.deepEqual(
+      session.sessionScopes['eip155:10'].methods,
+      EIP155_METHODS,
+      'unsupported methods dropped, supported filled',
+    );
+    assert.deepEqual(session.sessionScopes.wallet.accounts, []);
+    assert.deepEqual(Object.keys(approvals[0].scopes).sort(), ['eip155:1', 'eip155:10', 'wallet']);
+  });
+
+  test('preselects requested accounts the wallet holds, compared case-insensitively, and ignores others', async () => {
+    const { engine, approvals, setApprove } = createTestWallet();
+    setApprove((request) => ({ approved: true, accounts: request.preselected }));
+    const { client } = connectDapp(engine);
+    const session = await client.createSession({
+      optionalScopes: {
+        'eip155:1': {
+          ...eip155Scope,
+          accounts: [
+            `eip155:1:${ACCOUNT_B.toLowerCase()}`,
+            'eip155:1:0x0000000000000000000000000000000000000001',
+          ],
+        },
+      },
+    });
+    assert.deepEqual(approvals[0].preselected, { eip155: [ACCOUNT_B] });
+    assert.deepEqual(session.sessionScopes['eip155:1'].accounts, [`eip155:1:${ACCOUNT_B}`]);
+  });
+
+  test('the person picks the scopes and accounts granted', async () => {
+    const { engine, setApprove } = createTestWallet();
+    setApprove(() => ({ approved: true, scopes: ['eip155:10'], accounts: { eip155: [ACCOUNT_A] } }));
+    const { client } = connectDapp(engine);
+    const session = await client.createSession({
+      optionalScopes: { 'eip155:1': eip155Scope, 'eip155:10': eip155Scope },
+    });
+    assert.deepEqual(Object.keys(session.sessionScopes), ['eip155:10']);
+    assert.deepEqual(session.sessionScopes['eip155:10'].accounts, [`eip155:10:${ACCOUNT_A}`]);
+  });
+
+  test('wallet:eip155 carries the approved eip155 accounts', async () => {
+    const { engine, setApprove } = createTestWallet();
+    setApprove(() => ({ approved: true, accounts: { eip155: [ACCOUNT_B] } }));
+    const { client } = connectDapp(engine);
+    const session = await client.createSession({
+      optionalScopes: { 'wallet:eip155': { methods: [], notifications: [] } },
+    });
+    assert.deepEqual(session.sessionScopes['wallet:eip155'].accounts, [`wallet:eip155:${ACCOUNT_B}`]);
+  });
+
+  test('rejection by the person is 4001 and creates no session', async () => {
+    const { engine, setApprove } = createTestWallet();
+    setApprove(() => ({ approved: false }));
+    const { client } = connectDapp(engine);
+    const error = await rpcError(client.createSession({ optionalScopes: { 'eip155:1': eip155Scope } }));
+    assert.equal(error.code, 4001);
+    assert.match(error.message, /User rejected the request\./);
+    assert.deepEqual(await client.getSession(), { sessionScopes: {} });
+  });
+
+  test('nothing supported left is 5100', async () => {
+    const { engine, approvals } = createTestWallet();
+    const { client } = connectDapp(engine);
+    const error = await rpcError(
+      client.createSession({
+        optionalScopes: { 'eip155:999': eip155Scope, 'eip155:1': { methods: [] } as never },
+      }),
+    );
+    assert.equal(error.code, 5100);
+    assert.match(error.message, /Requested scopes are not supported/);
+    assert.equal(approvals.length, 0, 'the person is not asked');
+  });
+
+  test('empty sessionProperties is 5302; unknown session properties are dropped', async () => {
+    const { engine } = createTestWallet();
+    const { client } = connectDapp(engine);
+    assert.equal(
+      (
+        await rpcError(
+          client.createSession({ optionalScopes: { 'eip155:1': eip155Scope }, sessionProperties: {} }),
+        )
+      ).code,
+      5302,
+    );
+    const session = await client.createSession({
+      optionalScopes: { 'eip155:1': eip155Scope },
+      sessionProperties: { solana_accountChanged_notifications: true, unknown: 1 },
+    });
+    assert.deepEqual(session.sessionProperties, { solana_accountChanged_notifications: true });
+  });
+
+  test('malformed params are -32602 with the failing paths in data', async () => {
+    const { engine } = createTestWallet();
+    const { client } = connectDapp(engine);
+    const error = await rpcError(
+      client.createSession({ optionalScopes: { 'eip155:1': { methods: 'x', notifications: [] } } } as never),
+    );
+    assert.equal(error.code, -32602);
+    assert.deepEqual(error.data, [
+      { path: ['optionalScopes', 'eip155:1', 'methods'], message: 'must be an array of strings' },
+    ]);
+  });
+
+  test('a new createSession replaces the origin session', async () => {
+    const { engine } = createTestWallet();
+    const { client } = connectDapp(engine);
+    await client.createSession({ optionalScopes: { 'eip155:1': eip155Scope } });
+    await client.createSession({ optionalScopes: { 'eip155:10': eip155Scope } });
+    assert.deepEqual(Object.keys((await client.getSession()).sessionScopes), ['eip155:10']);
+  });
+});
+
+describe('wallet_getSession', () => {
+  test('without a session it is { sessionScopes: {} }, never an error', async () => {
+    const { engine } = createTestWallet();
+    assert.deepEqual(await connectDapp(engine).client.getSession(), { sessionScopes: {} });
+  });
+  test('sessions are per origin', async () => {
+    const { engine } = createTestWallet();
+    await connectDapp(engine, 'https://a.example').client.createSession({
+      optionalScopes: { 'eip155:1': eip155Scope },
+    });
+    assert.deepEqual(await connectDapp(engine, 'https://b.example').client.getSession(), {
+      sessionScopes: {},
+    });
+    const other = await connectDapp(engine, 'https://a.example').client.getSession();
+    assert.deepEqual(Object.keys(other.sessionScopes), ['eip155:1']);
+  });
+});
+
+describe('wallet_invokeMethod', () => {
+  test('returns the raw result of an authorised method with the session accounts in context', async () => {
+    const { engine, invocations, setApprove } = createTestWallet();
+    setApprove(() => ({ approved: true, accounts: { eip155: [ACCOUNT_B] } }));
+    const { client } = connectDapp(engine);
+    await client.createSession({ optionalScopes: { 'eip155:1': eip155Scope } });
+    assert.equal(
+      await client.invokeMethod({ scope: 'eip155:1', request: { method: 'eth_blockNumber', params: [] } }),
+      '0x10',
+    );
+    assert.deepEqual(await client.invokeMethod({ scope: 'eip155:1', request: { method: 'eth_accounts' } }), [
+      ACCOUNT_B,
+    ]);
+    assert.deepEqual(invocations[0].context.accounts, [ACCOUNT_B]);
+  });
+  test('a scope not in the session or a method not authorised is 4100', async () => {
+    const { engine } = createTestWallet();
+    const { client } = connectDapp(engine);
+    const noSession = await rpcError(
+      client.invokeMethod({ scope: 'eip155:1', request: { method: 'eth_blockNumber' } }),
+    );
+    assert.equal(noSession.code, 4100);
+    await client.createSession({ optionalScopes: { 'eip155:1': eip155Scope } });
+    const otherScope = await rpcError(
+      client.invokeMethod({ scope: 'eip155:10', request: { method: 'eth_blockNumber' } }),
+    );
+    assert.equal(otherScope.code, 4100);
+    const otherMethod = await rpcError(
+      client.invokeMethod({ scope: 'eip155:1', request: { method: 'eth_sign' } }),
+    );
+    assert.equal(otherMethod.code, 4100);
+    assert.match(otherMethod.message, /has not been authorized by the user/);
+  });
+  test("the invoked method's error is the top-level error", async () => {
+    const { engine } = createTestWallet();
+    const { client } = connectDapp(engine);
+    await client.createSession({ optionalScopes: { 'eip155:1': eip155Scope } });
+    const error = await rpcError(
+      client.invokeMethod({ scope: 'eip155:1', request: { method: 'personal_sign', params: [] } }),
+    );
+    assert.equal(error.code, -32000);
+    assert.deepEqual(error.data, { why: 'test' });
+  });
+  test('malformed params are -32602', async () => {
+    const { engine } = createTestWallet();
+    const { client } = connectDapp(engine);
+    const error = await rpcError(client.invokeMethod({ scope: 'eip155:1' } as never));
+    assert.equal(error.code, -32602);
+  });
+});
+
+describe('other methods', () => {
+  test('a method other than the four is -32601', async () => {
+    const { engine } = createTestWallet();
+    const connection = engine.connect('https://dapp.example', () => {});
+    const response = await connection.handle({ jsonrpc: '2.0', id: 7, method: 'eth_requestAccounts' });
+    assert.deepEqual(response, {
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -32601, message: 'The method does not exist / is not available.' },
+    });
+  });
+  test('a message that is not a JSON-RPC request is -32600', async () => {
+    const { engine } = createTestWallet();
+    const response = await engine.connect('https://dapp.example', () => {}).handle({ id: 1, method: 5 });
+    assert.equal(response && 'error' in response ? response.error.code : 0, -32600);
+  });
+});
+
+describe('wallet_revokeSession and wallet_sessionChanged', () => {
+  test('revoke returns true, even without a session, and sends { sessionScopes: {} }', async () => {
+    const { engine } = createTestWallet();
+    const { client, notifications } = connectDapp(engine);
+    assert.equal(await client.revokeSession(), true);
+    await client.createSession({ optionalScopes: { 'eip155:1': eip155Scope } });
+    notifications.length = 0;
+    assert.equal(await client.revokeSession(), true);
+    assert.deepEqual(notifications, [
+      { jsonrpc: '2.0', method: 'wallet_sessionChanged', params: { sessionScopes: {} } },
+    ]);
+    assert.deepEqual(await client.getSession(), { sessionScopes: {} });
+  });
+  test('revoking some scopes keeps the rest and sends the full remaining scopes', async () => {
+    const { engine } = createTestWallet();
+    const { client, notifications } = connectDapp(engine);
+    await client.createSession({ optionalScopes: { 'eip155:1': eip155Scope, 'eip155:10': eip155Scope } });
+    await client.revokeSession({ scopes: ['eip155:1'] });
+    const last = notifications.at(-1);
+    assert.equal(last?.method, 'wallet_sessionChanged');
+    assert.deepEqual(Object.keys(last.params.sessionScopes as object), ['eip155:10']);
+  });
+  test('an account removed by the wallet sends the full updated scopes to every connection of the origin', async () => {
+    const { engine } = createTestWallet();
+    const first = connectDapp(engine);
+    const second = connectDapp(engine);
+    await first.client.createSession({
+      optionalScopes: { 'eip155:1': eip155Scope, 'wallet:eip155': { methods: [], notifications: [] } },
+    });
+    await second.client.getSession();
+    const changed = nextNotification(second.client, (n) => n.method === 'wallet_sessionChanged');
+    await engine.removeAccount('eip155', ACCOUNT_A.toLowerCase());
+    const { params } = await changed;
+    assert.deepEqual(params, {
+      sessionScopes: {
+        'eip155:1': {
+          methods: EIP155_METHODS,
+          notifications: ['eth_subscription'],
+          accounts: [`eip155:1:${ACCOUNT_B}`],
+        },
+        'wallet:eip155': { methods: [], notifications: [], accounts: [`wallet:eip155:${ACCOUNT_B}`] },
+      },
+    });
+    assert.deepEqual(first.notifications.at(-1), second.notifications.at(-1));
+    assert.deepEqual(
+      first.client.session?.sessionScopes,
+      (params as { sessionScopes: object }).sessionScopes,
+    );
+  });
+  test('an account added by the wallet sends the full updated scopes', async () => {
+    const { engine, setApprove } = createTestWallet();
+    setApprove(() => ({ approved: true, accounts: { eip155: [ACCOUNT_A] } }));
+    const { client, notifications } = connectDapp(engine);
+    await client.createSession({ optionalScopes: { 'eip155:1': eip155Scope } });
+    await engine.addAccount('https://dapp.example', 'eip155', ACCOUNT_B);
+    assert.deepEqual(notifications.at(-1), {
+      jsonrpc: '2.0',
+      method: 'wallet_sessionChanged',
+      params: {
+        sessionScopes: {
+          'eip155:1': {
+            methods: EIP155_METHODS,
+            notifications: ['eth_subscription'],
+            accounts: [`eip155:1:${ACCOUNT_A}`, `eip155:1:${ACCOUNT_B}`],
+          },
+        },
+      },
+    });
+  });
+  test('a chain removed by the wallet disappears from the scopes; removing the last one ends the session', async () => {
+    const { engine } = createTestWallet();
+    const { client, notifications } = connectDapp(engine);
+    await client.createSession({ optionalScopes: { 'eip155:1': eip155Scope, 'eip155:10': eip155Scope } });
+    await engine.removeScope('eip155:1');
+    assert.deepEqual(Object.keys((notifications.at(-1)!.params as { sessionScopes: object }).sessionScopes), [
+      'eip155:10',
+    ]);
+    await engine.removeScope('eip155:10');
+    assert.deepEqual(notifications.at(-1)?.params, { sessionScopes: {} });
+    assert.deepEqual(await client.getSession(), { sessionScopes: {} });
+  });
+  test('reconcile drops scopes the wallet no longer supports and accounts it no longer holds', async () => {
+    const store = createMemorySessionStore();
+    await store.set('https://old.example', {
+      sessionScopes: {
+        'eip155:1': {
+          methods: [],
+          notifications: [],
+          accounts: [`eip155:1:${ACCOUNT_A}`, 'eip155:1:0x00000000000000000000000000000000000000aa'],
+        },
+        'eip155:999': { methods: [], notifications: [], accounts: [] },
+      },
+      sessionProperties: {},
+    });
+    await store.set('https://gone.example', {
+      sessionScopes: { 'eip155:999': { methods: [], notifications: [], accounts: [] } },
+    });
+    const { engine } = createTestWallet({ store });
+    await engine.reconcile();
+    assert.deepEqual((await engine.getSession('https://old.example'))?.sessionScopes, {
+      'eip155:1': { methods: [], notifications: [], accounts: [`eip155:1:${ACCOUNT_A}`] },
+    });
+    assert.equal(await engine.getSession('https://gone.example'), undefined);
+  });
+
+  test('other origins get no notification', async () => {
+    const { engine } = createTestWallet();
+    const a = connectDapp(engine, 'https://a.example');
+    const b = connectDapp(engine, 'https://b.example');
+    await b.client.getSession();
+    await a.client.createSession({ optionalScopes: { 'eip155:1': eip155Scope } });
+    await a.client.revokeSession();
+    assert.equal(b.notifications.length, 0);
+  });
+});
+
+describe('wallet_notify', () => {
+  test('a subscription made through wallet_invokeMethod is relayed as wallet_notify while authorised', async () => {
+    const { engine, invocations } = createTestWallet();
+    const { client, notifications } = connectDapp(engine);
+    const otherTab = connectDapp(engine);
+    await client.createSession({ optionalScopes: { 'eip155:1': eip155Scope } });
+    await otherTab.client.getSession();
+    const id = await client.invokeMethod({
+      scope: 'eip155:1',
+      request: { method: 'eth_subscribe', params: ['newHeads'] },
+    });
+    const { context } = invocations[0];
+    const notified = nextNotification(client, (n) => n.method === 'wallet_notify');
+    context.notify({
+      method: 'eth_subscription',
+      params: { subscription: id as string, result: { number: '0x1' } },
+    });
+    assert.deepEqual(await notified, {
+      jsonrpc: '2.0',
+      method: 'wallet_notify',
+      params: {
+        scope: 'eip155:1',
+        notification: {
+          method: 'eth_subscription',
+          params: { subscription: '0xsub1', result: { number: '0x1' } },
+        },
+      },
+    });
+    assert.deepEqual(
+      otherTab.notifications.filter((n) => n.method === 'wallet_notify'),
+      [],
+      'only the subscribing connection gets its notifications',
+    );
+    assert.equal(context.signal.aborted, false);
+    await client.revokeSession();
+    assert.equal(context.signal.aborted, true, 'revoking ends the subscription work');
+    const before = notifications.length;
+    context.notify({ method: 'eth_subscription', params: { subscription: '0xsub1', result: {} } });
+    await client.getSession();
+    assert.equal(notifications.length, before, 'nothing is relayed after the revoke');
+  });
+  test('closing the connection aborts its subscription work', async () => {
+    const { engine, invocations } = createTestWallet();
+    const { client } = connectDapp(engine);
+    await client.createSession({ optionalScopes: { 'eip155:1': eip155Scope } });
+    await client.invokeMethod({
+      scope: 'eip155:1',
+      request: { method: 'eth_subscribe', params: ['newHeads'] },
+    });
+    await client.close();
+    assert.equal(invocations[0].context.signal.aborted, true);
+  });
+});

@@ -1,0 +1,113 @@
+import { isPlainObject, type Json } from '@metamask/utils';
+import { ed25519 } from '@noble/curves/ed25519';
+import type { InvokeContext, InvokeRequest } from '@portico/multichain';
+import { base58, base64 } from '@scure/base';
+import { type Address, getTransactionDecoder, getTransactionEncoder, type SignatureBytes } from '@solana/kit';
+import type { Keyring } from '../keyring.ts';
+import { createRpcClient, RpcError } from '../rpc.ts';
+
+/** The Solana methods of MetaMask's Multichain API flavour. */
+export const SOLANA_METHODS = ['signMessage', 'signTransaction', 'signAndSendTransaction'];
+
+export type SolanaChainOptions = {
+  /** CAIP-2 id, `solana:<first 32 characters of the genesis hash>`. */
+  chainId: string;
+  /** HTTP JSON-RPC URL used to broadcast (signAndSendTransaction). */
+  rpcUrl: string;
+  keyring: Keyring;
+  onLog?: (line: string) => void;
+};
+
+const unauthorised = () =>
+  new RpcError(4100, 'The requested account and/or method has not been authorized by the user.');
+
+function decodeBase64(value: unknown, what: string): Uint8Array {
+  if (typeof value !== 'string') throw new RpcError(-32602, `${what} must be a base64 string`);
+  try {
+    return base64.decode(value);
+  } catch {
+    throw new RpcError(-32602, `${what} is not valid base64`);
+  }
+}
+
+/** A Solana chain: messages and transactions signed locally with ed25519, broadcast through the RPC URL. */
+export function createSolanaChain(options: SolanaChainOptions) {
+  const { keyring } = options;
+  const rpc = createRpcClient(options.rpcUrl);
+
+  function account(params: Record<string, Json>, context: InvokeContext) {
+    const address = isPlainObject(params.account) ? params.account.address : undefined;
+    if (typeof address !== 'string' || !context.accounts.includes(address)) throw unauthorised();
+    const held = keyring.solanaAccount(address);
+    if (!held) throw unauthorised();
+    return held;
+  }
+
+  function signTransaction(params: Record<string, Json>, context: InvokeContext): Uint8Array {
+    const signer = account(params, context);
+    const bytes = decodeBase64(params.transaction, 'transaction');
+    let transaction: ReturnType<ReturnType<typeof getTransactionDecoder>['decode']>;
+    try {
+      transaction = getTransactionDecoder().decode(bytes);
+    } catch (error) {
+      throw new RpcError(-32602, `transaction is not a Solana wire transaction: ${String(error)}`);
+    }
+    if (!(signer.address in transaction.signatures)) {
+      throw new RpcError(-32602, `${signer.address} is not a signer of this transaction`);
+    }
+    const signature = signer.sign(new Uint8Array(transaction.messageBytes)) as SignatureBytes;
+    const signed = {
+      ...transaction,
+      signatures: { ...transaction.signatures, [signer.address as Address]: signature },
+    };
+    return new Uint8Array(getTransactionEncoder().encode(signed));
+  }
+
+  async function invoke(request: InvokeRequest, context: InvokeContext): Promise<Json> {
+    const params = request.params;
+    if (!isPlainObject(params)) throw new RpcError(-32602, `${request.method} expects an object of params`);
+    switch (request.method) {
+      case 'signMessage': {
+        const signer = account(params, context);
+        const message = decodeBase64(params.message, 'message');
+        const signature = signer.sign(message);
+        return {
+          signature: base58.encode(signature),
+          signedMessage: base64.encode(message),
+          signatureType: 'ed25519',
+        };
+      }
+      case 'signTransaction':
+        return { signedTransaction: base64.encode(signTransaction(params, context)) };
+      case 'signAndSendTransaction': {
+        const signed = signTransaction(params, context);
+        const sendOptions = isPlainObject(params.options) ? params.options : {};
+        const signature = await rpc.request('sendTransaction', [
+          base64.encode(signed),
+          { encoding: 'base64', ...sendOptions },
+        ]);
+        options.onLog?.(`wallet: sent transaction ${String(signature)} on ${options.chainId}`);
+        return { signature };
+      }
+      default:
+        throw new RpcError(-32601, `${request.method} is not supported on ${options.chainId}`);
+    }
+  }
+
+  return {
+    scope: options.chainId,
+    methods: [...SOLANA_METHODS],
+    notifications: [] as string[],
+    invoke,
+    close: () => {},
+  };
+}
+
+/** Verifies an ed25519 signature (for callers checking what the wallet signed). */
+export function verifySolanaSignature(
+  signature: Uint8Array,
+  message: Uint8Array,
+  publicKey: Uint8Array,
+): boolean {
+  return ed25519.verify(signature, message, publicKey);
+}
