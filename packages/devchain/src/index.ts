@@ -9,3 +9,4 @@ export {
 } from './evm/anvil.ts';
 export { PorticoDemo } from './evm/contracts.generated.ts';
 export { type EvmSeed, seedEvmChain, setBlockTime } from './evm/seed.ts';
+export { type SolanaLedger, type StartSolanaLedgerOptions, startSolanaLedger } from './solana/index.ts';

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { stringifyJsonExact } from '../rpc/exact-json.ts';
 
 export const CORS_HEADERS = {
   'access-control-allow-origin': '*',
@@ -14,7 +15,7 @@ export function sendJson(
   body: unknown,
   headers: Record<string, string> = {},
 ) {
-  const text = JSON.stringify(body);
+  const text = stringifyJsonExact(body);
   response.writeHead(status, {
     ...CORS_HEADERS,
     'content-type': 'application/json',

@@ -1,9 +1,11 @@
 import type { NetworkKind } from '../rpc/errors.ts';
 import { evmMethodTable } from './evm/methods.ts';
+import { solanaMethodTable } from './solana/methods.ts';
 import type { MethodTable } from './types.ts';
 
 /** The methods, rules and prices of a kind of network. */
 export function methodTableFor(kind: NetworkKind, passthroughCost: number): MethodTable {
   if (kind === 'evm') return evmMethodTable(passthroughCost);
+  if (kind === 'solana') return solanaMethodTable(passthroughCost);
   throw new Error(`networks of kind ${kind} are not supported yet`);
 }

@@ -2,6 +2,7 @@ import { blockOfResult, evmCacheDecision } from '../cache/cache-policy.ts';
 import { isBlockTag } from '../methods/evm/params.ts';
 import type { MethodRule } from '../methods/types.ts';
 import type { Network } from '../network.ts';
+import { stringifyJsonExact } from '../rpc/exact-json.ts';
 import type { JsonRpcError } from '../rpc/jsonrpc.ts';
 import type { UpstreamReply } from '../upstream/http-upstream.ts';
 import { isRevertError, normaliseRevert } from '../upstream/revert.ts';
@@ -59,7 +60,7 @@ async function cachedCall(
     network.cache && network.kind === 'evm'
       ? evmCacheDecision(method, params)
       : { cacheable: false as const };
-  const key = `${method}:${JSON.stringify(params)}`;
+  const key = `${method}:${stringifyJsonExact(params)}`;
   if (decision.cacheable && network.cache) {
     const hit = network.cache.get(key);
     if (hit) return { ...hit.reply, cache: 'HIT' };

@@ -1,4 +1,5 @@
 import { GatewayError } from './errors.ts';
+import { parseJsonExact } from './exact-json.ts';
 
 export type JsonRpcId = string | number | null;
 
@@ -27,7 +28,7 @@ export type ParsedBody = { batch: false; items: [ParsedItem] } | { batch: true; 
 export function parseBody(text: string): ParsedBody {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJsonExact(text);
   } catch {
     throw new GatewayError('parseError', 'Parse error: the request body is not valid JSON');
   }

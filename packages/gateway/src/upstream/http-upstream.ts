@@ -1,5 +1,6 @@
 import { Pool } from 'undici';
 import { GatewayError } from '../rpc/errors.ts';
+import { parseJsonExact, stringifyJsonExact } from '../rpc/exact-json.ts';
 import type { JsonRpcError } from '../rpc/jsonrpc.ts';
 import { sanitiseUpstreamMessage, upstreamSecrets } from './sanitise.ts';
 
@@ -40,7 +41,7 @@ export class HttpUpstream {
   /** Calls one method. Throws GatewayError when the upstream cannot be reached or answers garbage. */
   async call(method: string, params: unknown): Promise<UpstreamReply> {
     const id = this.nextId++;
-    const body = JSON.stringify({ jsonrpc: '2.0', id, method, params });
+    const body = stringifyJsonExact({ jsonrpc: '2.0', id, method, params });
     let text: string;
     let status: number;
     try {
@@ -63,7 +64,7 @@ export class HttpUpstream {
     }
     let reply: { result?: unknown; error?: JsonRpcError };
     try {
-      reply = JSON.parse(text);
+      reply = parseJsonExact(text) as { result?: unknown; error?: JsonRpcError };
     } catch {
       throw new GatewayError('upstreamUnavailable', `Upstream node answered HTTP ${status} without JSON-RPC`);
     }
