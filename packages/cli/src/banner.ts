@@ -2,16 +2,17 @@ import type { DevConfigOut } from './commands/dev.ts';
 
 /** The text `portico dev` prints once everything is up: addresses, keys, copy-paste examples. */
 export function printBanner(config: DevConfigOut, options: { blockTime: number; walletLines: string[] }) {
-  const local = config.networks.local;
-  const curl = (method: string, params: unknown[]) =>
-    `curl -s -X POST -H 'Content-Type: application/json' \\\n    --data '${JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })}' \\\n    ${local.rpcUrl}`;
+  const curlTo = (url: string, method: string, params: unknown[]) =>
+    `curl -s -X POST -H 'Content-Type: application/json' \\\n    --data '${JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })}' \\\n    ${url}`;
+  const curl = (method: string, params: unknown[]) => curlTo(config.networks.local.rpcUrl, method, params);
+
   const lines = [
     '',
     'Portico dev is running. Press Ctrl-C to stop.',
     '',
     `  Gateway        ${config.gatewayUrl}`,
     ...Object.entries(config.networks).map(
-      ([name, n]) => `  Network        ${name.padEnd(14)} ${n.chainId.padEnd(16)} ${n.baseUrl}/v3/<API_KEY>`,
+      ([name, n]) => `  Network        ${name.padEnd(14)} ${n.chainId.padEnd(48)} ${n.baseUrl}/v3/<API_KEY>`,
     ),
     `  API key        ${config.apiKey}`,
     `  Dashboard      ${config.dashboard.url}   (sign in with the admin token)`,
@@ -20,6 +21,7 @@ export function printBanner(config: DevConfigOut, options: { blockTime: number; 
     `  anvil          ${config.evm.upstreamUrl}  (chain 31337, ${options.blockTime ? `a block every ${options.blockTime} s` : 'a block per transaction'})`,
     `  Dev accounts   ${config.evm.accounts.slice(0, 3).join(', ')}, ... (mnemonic "test test ... junk")`,
     `  Demo contract  ${config.evm.demoContract}`,
+    `  Solana ledger  ${config.solana.upstreamUrl}  (dev accounts ${config.solana.devAccounts.map((a) => `${a.name} ${a.address}`).join(', ')})`,
     `  Auth login     ${config.auth.sdkUrl}/start   (JWKS ${config.auth.jwksUrl})`,
     ...options.walletLines.map((line) => `  ${line}`),
     '',
@@ -28,6 +30,8 @@ export function printBanner(config: DevConfigOut, options: { blockTime: number; 
     `  ${curl('eth_getBlockByNumber', ['latest', false])}`,
     '',
     `  ${curl('eth_getTransactionReceipt', [config.evm.transactions.failed])}`,
+    '',
+    `  ${curlTo(config.networks['solana-local'].rpcUrl, 'getSignaturesForAddress', [config.solana.devAccounts[0].address, { limit: 5 }])}`,
     '',
     `  ${curl('eth_call', [{ to: config.evm.demoContract, data: '0xe7cb5232' /* failWithReason() */ }, 'latest'])}`,
     '',

@@ -88,7 +88,8 @@ describe('portico dev', () => {
     const jwks = (await (await fetch(dev.config.auth.jwksUrl)).json()) as { keys: unknown[] };
     assert.ok(jwks.keys.length > 0);
     assert.match(dev.config.wallet.wsUrl, /^ws:\/\/127\.0\.0\.1:\d+\//);
-    assert.deepEqual(dev.config.wallet.chains, ['eip155:31337']);
+    assert.deepEqual(dev.config.wallet.chains, ['eip155:31337', dev.config.networks['solana-local'].chainId]);
+
     const approval = await fetch(dev.config.wallet.approvalUrl.split('#')[0]);
     assert.equal(approval.status, 200);
     assert.ok(!dev.output().includes(dev.config.adminToken), 'the banner does not print the admin token');
@@ -108,6 +109,29 @@ describe('portico dev', () => {
     const body = (await response.json()) as { result: { number: string } };
     assert.equal(response.status, 200);
     assert.match(body.result.number, /^0x[0-9a-f]+$/);
+  });
+
+  test('the seeded Solana ledger answers getSignaturesForAddress through the gateway', async () => {
+    const solana = dev.config.networks['solana-local'];
+    assert.match(solana.chainId, /^solana:[1-9A-HJ-NP-Za-km-z]{32}$/);
+    const call = () =>
+      fetch(solana.rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'getSignaturesForAddress',
+          params: [dev.config.solana.devAccounts[0].address, { limit: 5 }],
+        }),
+      });
+    const first = await call();
+    const body = (await first.json()) as { result: { signature: string; err: unknown }[] };
+    assert.ok(body.result.length > 0, 'the seed left history for the first dev account');
+    const second = await call();
+    const spent =
+      Number(first.headers.get('x-credits-remaining')) - Number(second.headers.get('x-credits-remaining'));
+    assert.equal(spent, 160, 'getSignaturesForAddress costs 160 credits');
   });
 
   test('the seeded chain answers through the gateway with viem', async () => {

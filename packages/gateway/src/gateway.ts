@@ -76,7 +76,10 @@ export async function startGateway(
       : openEmbeddedStores(config.dataDir));
   const networks: Network[] = config.networks.map((n) => {
     const upstreams = new UpstreamPool(
-      n.upstreams.map((url) => new HttpUpstream(url, { timeoutMs: n.timeoutMs })),
+      n.upstreams.map(
+        (url) => new HttpUpstream(url, { timeoutMs: n.timeoutMs, exactIntegers: n.kind === 'solana' }),
+      ),
+
       { breakerThreshold: n.breaker.failures, breakerCooldownMs: n.breaker.cooldownMs },
     );
     const heads = new HeadTracker(upstreams, n.kind, n.headPollMs);

@@ -3,7 +3,14 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startAuthServer } from '@portico/auth-server';
 import { createDashboardHandler } from '@portico/dashboard';
-import { type Anvil, type EvmSeed, seedEvmChain, setBlockTime, startAnvil } from '@portico/devchain';
+import {
+  type Anvil,
+  type EvmSeed,
+  seedEvmChain,
+  setBlockTime,
+  startAnvil,
+  startSolanaLedger,
+} from '@portico/devchain';
 import { type Gateway, type KeyStore, parseConfig, startGateway } from '@portico/gateway';
 import { AUTO_APPROVE_WARNING, startWallet, walletBannerLines, walletConfigOut } from '@portico/wallet';
 import pino from 'pino';
@@ -14,8 +21,9 @@ import { onShutdown } from '../shutdown.ts';
 
 const HELP = `portico dev [options]
 
-Runs everything on embedded defaults: an anvil EVM chain (seeded with activity), the gateway,
-a development API key. Nothing else to install.
+Runs everything on embedded defaults: an anvil EVM chain and a LiteSVM Solana ledger (both
+seeded with activity), the gateway, the reference wallet, the auth service, the dashboard and a
+development API key. Nothing else to install.
 
   --port N            gateway port (default 8545; 0 picks a free port)
   --data-dir DIR      keeps keys, usage and the admin token (default ${defaultDataDir()})
@@ -41,6 +49,7 @@ export type DevConfigOut = {
     demoContract: string;
     transactions: EvmSeed['transactions'];
   };
+  solana: { upstreamUrl: string; wsUrl: string; devAccounts: { name: string; address: string }[] };
   dashboard: { url: string };
   wallet: ReturnType<typeof walletConfigOut>;
   auth: { sdkUrl: string; jwksUrl: string };
@@ -79,6 +88,8 @@ export async function runDev(args: string[]): Promise<number> {
     started.push({ close: anvil.stop });
     const seed = await seedEvmChain(anvil.url);
     await setBlockTime(anvil.url, blockTime);
+    const solana = await startSolanaLedger({ dataDir: join(dataDir, 'solana'), seed: true });
+    started.push({ close: solana.stop });
 
     const adminToken = dataDirSecret(dataDir, 'admin-token');
     const gateway: Gateway = await startGateway(
@@ -87,7 +98,10 @@ export async function runDev(args: string[]): Promise<number> {
         dataDir,
         adminToken,
         logLevel: logger.level,
-        networks: [{ name: 'local', kind: 'evm', chainId: 'eip155:31337', upstreams: [anvil.url] }],
+        networks: [
+          { name: 'local', kind: 'evm', chainId: 'eip155:31337', upstreams: [anvil.url] },
+          { name: 'solana-local', kind: 'solana', chainId: solana.chainId, upstreams: [solana.url] },
+        ],
       }),
       { logger, extraHandlers: [createDashboardHandler()] },
     );
@@ -128,6 +142,11 @@ export async function runDev(args: string[]): Promise<number> {
         accounts: seed.accounts,
         demoContract: seed.demoContract,
         transactions: seed.transactions,
+      },
+      solana: {
+        upstreamUrl: solana.url,
+        wsUrl: solana.wsUrl,
+        devAccounts: solana.devAccounts.map(({ name, address }) => ({ name, address })),
       },
       dashboard: { url: `${gateway.url}/dashboard/` },
       wallet: walletConfigOut(wallet),

@@ -6,6 +6,7 @@ import { stringifyJsonExact } from '../rpc/exact-json.ts';
 import type { JsonRpcError } from '../rpc/jsonrpc.ts';
 import type { UpstreamReply } from '../upstream/http-upstream.ts';
 import { isRevertError, normaliseRevert } from '../upstream/revert.ts';
+import { NOT_IDEMPOTENT } from '../upstream/upstream-pool.ts';
 
 export type CacheStatus = 'HIT' | 'MISS' | 'BYPASS';
 
@@ -65,9 +66,10 @@ async function cachedCall(
     const hit = network.cache.get(key);
     if (hit) return { ...hit.reply, cache: 'HIT' };
   }
-  const reply = await shared(network, key, () =>
-    network.upstreams.call(method, params, { minHead: requested }),
-  );
+  const send = () => network.upstreams.call(method, params, { minHead: requested });
+  // Calls that change state (a second identical airdrop is a second airdrop) are never merged.
+  const reply = NOT_IDEMPOTENT.has(method) ? await send() : await shared(network, key, send);
+
   if (decision.cacheable && network.cache && reply.ok && reply.result !== null) {
     const block = decision.block ?? blockOfResult(reply.result);
     const final = decision.alwaysFinal === true || (block !== undefined && block <= network.heads.finalized);

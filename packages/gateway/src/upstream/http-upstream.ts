@@ -11,6 +11,8 @@ export type HttpUpstreamOptions = {
   timeoutMs?: number;
   /** Keep-alive connections kept open to the upstream. Default 64. */
   connections?: number;
+  /** Read integers beyond 2^53 exactly (Solana u64 values); EVM answers are hex strings and skip the cost. */
+  exactIntegers?: boolean;
 };
 
 /** A JSON-RPC node reached over HTTP with a keep-alive connection pool. */
@@ -20,6 +22,7 @@ export class HttpUpstream {
   private readonly headers: Record<string, string>;
   private readonly secrets: string[];
   private readonly timeoutMs: number;
+  private readonly parse: (text: string) => unknown;
   private nextId = 1;
 
   constructor(
@@ -36,6 +39,7 @@ export class HttpUpstream {
     }
     this.secrets = upstreamSecrets(url);
     this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.parse = options.exactIntegers ? parseJsonExact : JSON.parse;
   }
 
   /** Calls one method. Throws GatewayError when the upstream cannot be reached or answers garbage. */
@@ -64,7 +68,7 @@ export class HttpUpstream {
     }
     let reply: { result?: unknown; error?: JsonRpcError };
     try {
-      reply = parseJsonExact(text) as { result?: unknown; error?: JsonRpcError };
+      reply = this.parse(text) as { result?: unknown; error?: JsonRpcError };
     } catch {
       throw new GatewayError('upstreamUnavailable', `Upstream node answered HTTP ${status} without JSON-RPC`);
     }

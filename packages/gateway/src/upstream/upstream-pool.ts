@@ -3,7 +3,7 @@ import { CircuitBreaker } from './circuit-breaker.ts';
 import type { HttpUpstream, UpstreamReply } from './http-upstream.ts';
 
 /** Methods that change nothing: safe to send again to another upstream after a failure. */
-const NOT_IDEMPOTENT = new Set([
+export const NOT_IDEMPOTENT = new Set([
   'eth_sendRawTransaction',
   'eth_sendTransaction',
   'sendTransaction',
