@@ -9,4 +9,5 @@ export {
 } from './evm/anvil.ts';
 export { PorticoDemo } from './evm/contracts.generated.ts';
 export { type EvmSeed, seedEvmChain, setBlockTime } from './evm/seed.ts';
+export { benchSolanaLedger, type SolanaLedgerBench } from './solana/bench.ts';
 export { type SolanaLedger, type StartSolanaLedgerOptions, startSolanaLedger } from './solana/index.ts';
