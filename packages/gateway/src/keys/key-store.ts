@@ -1,3 +1,4 @@
+import { generateApiKey, generateKeyId, hashApiKey, keyPrefix } from './api-key.ts';
 import { type KeySettings, type KeySettingsInput, validateSettingsInput } from './key-settings.ts';
 
 /** What the gateway knows of an API key; never the key itself. */
@@ -101,4 +102,19 @@ export function validateChosenKey(key: string): string {
     throw new RangeError('a chosen key must be 16-128 characters of A-Z, a-z, 0-9, _ or -');
   }
   return key;
+}
+
+/** A validated new key: its text (shown once) and the fields every store writes. */
+export function prepareNewKey(parameters: CreateKeyParameters) {
+  const key = parameters.key === undefined ? generateApiKey() : validateChosenKey(parameters.key);
+  return {
+    key,
+    id: generateKeyId(),
+    name: validateKeyName(parameters.name),
+    keyHash: hashApiKey(key),
+    prefix: keyPrefix(key),
+    project: validateProject(parameters.project ?? DEFAULT_PROJECT),
+    dailyCredits: validateDailyCredits(parameters.dailyCredits ?? DEFAULT_DAILY_CREDITS),
+    creditsPerSecond: validateCreditsPerSecond(parameters.creditsPerSecond ?? null),
+  };
 }

@@ -1,15 +1,13 @@
 import { type SqliteDatabase, scalar } from '../store/sqlite.ts';
-import { generateApiKey, generateKeyId, hashApiKey, keyPrefix } from './api-key.ts';
+import { generateApiKey, hashApiKey, keyPrefix } from './api-key.ts';
 import { parseStoredSettings } from './key-settings.ts';
 import {
   type ApiKeyRecord,
   type CreateKeyParameters,
-  DEFAULT_DAILY_CREDITS,
-  DEFAULT_PROJECT,
   type KeyChanges,
   type KeyStore,
   mergeSettings,
-  validateChosenKey,
+  prepareNewKey,
   validateCreditsPerSecond,
   validateDailyCredits,
   validateKeyName,
@@ -75,24 +73,19 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   async create(parameters: CreateKeyParameters) {
-    const name = validateKeyName(parameters.name);
-    const project = validateProject(parameters.project ?? DEFAULT_PROJECT);
-    const dailyCredits = validateDailyCredits(parameters.dailyCredits ?? DEFAULT_DAILY_CREDITS);
-    const perSecond = validateCreditsPerSecond(parameters.creditsPerSecond ?? null);
-    const key = parameters.key === undefined ? generateApiKey() : validateChosenKey(parameters.key);
-    const id = generateKeyId();
+    const k = prepareNewKey(parameters);
     this.statements.insert.run(
-      id,
-      name,
-      hashApiKey(key),
-      keyPrefix(key),
-      project,
-      dailyCredits,
-      perSecond,
+      k.id,
+      k.name,
+      k.keyHash,
+      k.prefix,
+      k.project,
+      k.dailyCredits,
+      k.creditsPerSecond,
       Date.now(),
     );
     this.cache.clear();
-    return { key, record: toRecord(this.statements.byId.get(id) as Row) };
+    return { key: k.key, record: toRecord(this.statements.byId.get(k.id) as Row) };
   }
 
   async list() {

@@ -1,15 +1,13 @@
 import pg from 'pg';
-import { generateApiKey, generateKeyId, hashApiKey, keyPrefix } from '../keys/api-key.ts';
+import { generateApiKey, hashApiKey, keyPrefix } from '../keys/api-key.ts';
 import { parseStoredSettings } from '../keys/key-settings.ts';
 import {
   type ApiKeyRecord,
   type CreateKeyParameters,
-  DEFAULT_DAILY_CREDITS,
-  DEFAULT_PROJECT,
   type KeyChanges,
   type KeyStore,
   mergeSettings,
-  validateChosenKey,
+  prepareNewKey,
   validateCreditsPerSecond,
   validateDailyCredits,
   validateKeyName,
@@ -91,28 +89,15 @@ export class PostgresKeyStore implements KeyStore {
   }
 
   async create(parameters: CreateKeyParameters) {
-    const name = validateKeyName(parameters.name);
-    const project = validateProject(parameters.project ?? DEFAULT_PROJECT);
-    const dailyCredits = validateDailyCredits(parameters.dailyCredits ?? DEFAULT_DAILY_CREDITS);
-    const perSecond = validateCreditsPerSecond(parameters.creditsPerSecond ?? null);
-    const key = parameters.key === undefined ? generateApiKey() : validateChosenKey(parameters.key);
+    const k = prepareNewKey(parameters);
     try {
       const { rows } = await this.pool.query<Row>(
         `INSERT INTO api_keys (id, name, key_hash, key_prefix, project, daily_credits, credits_per_second, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
-        [
-          generateKeyId(),
-          name,
-          hashApiKey(key),
-          keyPrefix(key),
-          project,
-          dailyCredits,
-          perSecond,
-          new Date(),
-        ],
+        [k.id, k.name, k.keyHash, k.prefix, k.project, k.dailyCredits, k.creditsPerSecond, new Date()],
       );
       this.invalidate();
-      return { key, record: toRecord(rows[0]) };
+      return { key: k.key, record: toRecord(rows[0]) };
     } catch (error) {
       if ((error as { code?: string }).code === '23505' && parameters.key !== undefined)
         throw new RangeError('a key with this text already exists');
