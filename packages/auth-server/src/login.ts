@@ -107,7 +107,16 @@ interface SetupRequest {
   social?: { verifier: string; id: string };
 }
 
-type Completed = { sessionId: string; redirect: string; setup?: SetupOutput } | { mfa: PendingMfa };
+/** A page login of an MFA user on a device without a valid device share: the recovery screen. */
+export interface RecoverMfa {
+  step: 'recover';
+  /** Factors the page can take (the app's library rebuilds the key; the service never sees them). */
+  factors: MfaFactor[];
+}
+
+type Completed =
+  | { sessionId: string; redirect: string; setup?: SetupOutput }
+  | { mfa: PendingMfa | RecoverMfa };
 
 /** The idToken's wallets from public keys recorded when MFA was enabled (the service has no key then). */
 function walletsFromRecord(record: MfaRecord, clientId: string, curve: 'secp256k1' | 'ed25519'): Wallet[] {
@@ -243,6 +252,7 @@ export function createLogin(deps: LoginDeps) {
     target: ResolvedProvider,
     identity: Identity,
     after?: { setup?: SetupRequest; skipped?: true },
+    page = false,
   ): Promise<Completed> {
     const { clientId, sessionTime } = request.options;
     const curve = request.params.curve ?? 'secp256k1';
@@ -323,9 +333,21 @@ export function createLogin(deps: LoginDeps) {
       const name = `mfa-grant:${key}`;
       await store.putSession(name, envelope.seal(name, utf8ToBytes(JSON.stringify(grant))), expiresAt);
     }
-    await store.deleteSession(storeKeyOf(loginId));
+    const redirect = resultUrl(request.options.redirectUrl, { sessionId });
     log(`auth: login for verifier ${target.keyVerifier} (${target.typeOfLogin})`);
-    return { sessionId, redirect: resultUrl(request.options.redirectUrl, { sessionId }), setup };
+    if (record && page && !mfa?.deviceKey) {
+      // The page asks for a second factor and hands it to the app in the result fragment.
+      const factors = record.factors.filter((f) => f === 'backUpShareFactor' || f === 'passwordFactor');
+      if (factors.length > 0) {
+        const name = `mfa-recover:${storeKeyOf(loginId)}`;
+        await store.deleteSession(name);
+        const sealed = envelope.seal(name, utf8ToBytes(JSON.stringify({ redirect, factors })));
+        await store.putSession(name, sealed, now() + FLOW_TTL_MS);
+        return { mfa: { step: 'recover', factors } };
+      }
+    }
+    await store.deleteSession(storeKeyOf(loginId));
+    return { sessionId, redirect, setup };
   }
 
   async function takePending(loginId: string, remove: boolean): Promise<PendingState> {
@@ -413,7 +435,7 @@ export function createLogin(deps: LoginDeps) {
     loginId: string,
     request: LoginRequest,
     provider: string,
-  ): Promise<{ url: string } | { devState: string } | { mfa: PendingMfa }> {
+  ): Promise<{ url: string } | { devState: string } | { mfa: PendingMfa | RecoverMfa }> {
     const target = resolveProvider(request, provider);
     const config = verifierConfigs[target.authVerifier];
     if (config?.type === 'jwt') {
@@ -421,7 +443,7 @@ export function createLogin(deps: LoginDeps) {
       if (!token)
         throw new HttpError(400, `Verifier "${target.authVerifier}" needs extraLoginOptions.id_token`);
       const identity = await jwtVerifiers.get(target.authVerifier)!.verify(token);
-      const done = await complete(loginId, request, target, identity);
+      const done = await complete(loginId, request, target, identity, undefined, true);
       return 'mfa' in done ? { mfa: done.mfa } : { url: done.redirect };
     }
     if (config?.type === 'oidc') {
@@ -452,7 +474,7 @@ export function createLogin(deps: LoginDeps) {
       if (!verifier || !flow.oidc)
         throw new VerifierError('Login state does not belong to an OpenID verifier');
       const identity = await verifier.finish(url, flow.oidc);
-      const done = await complete(flow.loginId, request, target, identity);
+      const done = await complete(flow.loginId, request, target, identity, undefined, true);
       // The MFA setup screen is on the login page: back to it, same loginId.
       return 'mfa' in done
         ? `${sdkUrl}/start#b64Params=${encodeB64Params({ loginId: flow.loginId, mfa: true })}`
@@ -545,14 +567,41 @@ export function createLogin(deps: LoginDeps) {
         }
         const name =
           typeof body.name === 'string' && body.name.trim() ? body.name.trim() : email.split('@')[0];
-        const done = await complete(flow.loginId, request, target, { verifierId: email, email, name });
+        const done = await complete(
+          flow.loginId,
+          request,
+          target,
+          { verifierId: email, email, name },
+          undefined,
+          true,
+        );
         return [200, 'mfa' in done ? { mfa: done.mfa } : { url: done.redirect }];
       }
       case '/api/mfa/pending': {
         const request = await readRequest(body.loginId);
+        const recoverName = `mfa-recover:${storeKeyOf(body.loginId as string)}`;
+        const recover = await store.getSession(recoverName, now());
+        if (recover) {
+          const { factors } = JSON.parse(new TextDecoder().decode(envelope.open(recoverName, recover))) as {
+            factors: MfaFactor[];
+          };
+          return [200, { step: 'recover', factors }];
+        }
         const pending = await takePending(body.loginId as string, false);
         const target = resolveProvider(request, pending.provider);
         return [200, pendingFor(request, target, pending.skippable)];
+      }
+      case '/api/mfa/recover': {
+        await readRequest(body.loginId);
+        const name = `mfa-recover:${storeKeyOf(body.loginId as string)}`;
+        const sealed = await store.getSession(name, now());
+        if (!sealed) throw new HttpError(404, 'No MFA recovery pending for this login');
+        const { redirect: url } = JSON.parse(new TextDecoder().decode(envelope.open(name, sealed))) as {
+          redirect: string;
+        };
+        await store.deleteSession(name);
+        await store.deleteSession(storeKeyOf(body.loginId as string));
+        return [200, { url }];
       }
       case '/api/mfa/skip': {
         const request = await readRequest(body.loginId);

@@ -82,6 +82,15 @@ interface LoginResult {
   code?: string;
   mfa?: { step: 'setup'; skippable: boolean; factors: Array<{ factor: MfaFactor; mandatory: boolean }> };
   backupPhrase?: string;
+  /** From the login page's recovery screen: the factor the user typed (never sent to the service). */
+  mfaFactor?: { backupPhrase?: string; password?: string };
+}
+
+/** Only the two fields the page may hand over, as strings. */
+function pickFactor(f: { backupPhrase?: unknown; password?: unknown }): MfaLoginInput {
+  if (typeof f.backupPhrase === 'string') return { backupPhrase: f.backupPhrase };
+  if (typeof f.password === 'string') return { password: f.password };
+  return {};
 }
 
 /** A second login for the social-backup factor: a JWT from another verifier configured on the service. */
@@ -122,6 +131,8 @@ export class Auth {
   private readonly fetcher: typeof fetch;
   /** A session of an MFA user whose key is not rebuilt yet (wrong factor: retry with `completeMfa`). */
   private pendingMfa?: { sessionId: string; payload: SessionPayload; dappShare?: string };
+  /** A factor typed on the login page's recovery screen (redirect mode), used once. */
+  private redirectFactor?: MfaLoginInput;
 
   private constructor(
     readonly initParams: NormalizedInit['params'],
@@ -171,6 +182,7 @@ export class Auth {
         win.history?.replaceState(null, '', win.location.href.split('#')[0]);
         if (result.sessionId) {
           await this.storage.set(this.storageKey, result.sessionId);
+          if (result.mfaFactor) this.redirectFactor = pickFactor(result.mfaFactor);
         } else if (result.error) {
           this.current = { error: result.error };
           return;
@@ -190,7 +202,11 @@ export class Auth {
     }
     // MFA: rebuild from the service's share and this device's share; else wait for completeMfa.
     this.pendingMfa = { sessionId, payload: state };
-    await this.rebuild({ newDeviceShare: false }).catch(() => {});
+    const factor = this.redirectFactor;
+    this.redirectFactor = undefined;
+    await this.rebuild(factor ?? { newDeviceShare: false }).catch((err: unknown) => {
+      if (factor) this.current = { error: (err as Error).message };
+    });
   }
 
   private get deviceStorageKey(): string {
@@ -456,7 +472,7 @@ export class Auth {
     }
     if (state.mfa && !state.coreKitKey) {
       this.pendingMfa = { sessionId: result.sessionId, payload: state, dappShare };
-      await this.rebuild(mfaInput);
+      await this.rebuild(result.mfaFactor ? { ...mfaInput, ...pickFactor(result.mfaFactor) } : mfaInput);
     } else {
       const { mfa: _m, ...rest } = state;
       await this.storage.set(this.storageKey, result.sessionId);
