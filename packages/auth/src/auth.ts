@@ -86,6 +86,10 @@ interface LoginResult {
   mfaFactor?: { backupPhrase?: string; password?: string };
 }
 
+/** Said at init when the social-backup factor is enabled. */
+export const SOCIAL_BACKUP_WARNING =
+  'mfaSettings.socialBackupFactor is enabled: the auth service then holds two shares of the key (its own and the social backup), so the service alone could rebuild the key. Leave it off if no single party may hold the key.';
+
 /** Only the two fields the page may hand over, as strings. */
 function pickFactor(f: { backupPhrase?: unknown; password?: unknown }): MfaLoginInput {
   if (typeof f.backupPhrase === 'string') return { backupPhrase: f.backupPhrase };
@@ -152,6 +156,7 @@ export class Auth {
     const { params, changes } = normalizeInitParams(initParams);
     const warn = options.onWarning ?? ((m: string) => console.warn(m));
     for (const change of changes) warn(`[portico/auth] deprecated: ${change.message}`);
+    if (params.mfaSettings?.socialBackupFactor?.enable) warn(`[portico/auth] ${SOCIAL_BACKUP_WARNING}`);
     const auth = new Auth(params, options);
     await auth.restore();
     return auth;

@@ -5,6 +5,7 @@ export {
   encodeB64Params,
   type LoginOutcome,
   type MfaLoginInput,
+  SOCIAL_BACKUP_WARNING,
   type SocialBackupLogin,
 } from './auth.ts';
 export {

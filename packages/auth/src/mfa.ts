@@ -1,5 +1,5 @@
 // MFA building blocks (issue 6): threshold shares of the coreKitKey and the factor encodings.
-// Not wired into the login flow yet; the login path's slot is `complete()` in @portico/auth-server.
+// Used by the service (setup, in `complete()` of @portico/auth-server) and by `Auth` (rebuilding the key).
 import { gcm } from '@noble/ciphers/aes.js';
 import { scryptAsync } from '@noble/hashes/scrypt.js';
 import { bytesToHex, hexToBytes, randomBytes, utf8ToBytes } from '@noble/hashes/utils.js';
