@@ -46,11 +46,11 @@ describe('MFA screens on the login page in Chromium', { timeout: 180_000 }, () =
     },
   });
 
-  function opener(drive: (page: Page) => Promise<void>) {
+  function opener(drive: (page: Page) => Promise<void>, email = EMAIL) {
     return async (url: string, redirectUrl: string) => {
       await page.goto(url);
       await page.waitForSelector('#dev-form:not([hidden])');
-      await page.fill('#email', EMAIL);
+      await page.fill('#email', email);
       await page.click('#dev-submit');
       await drive(page);
       await page.waitForURL((u) => u.href.startsWith(redirectUrl));
@@ -90,6 +90,20 @@ describe('MFA screens on the login page in Chromium', { timeout: 180_000 }, () =
     assert.equal(auth.getUserInfo().isMfaEnabled, true);
     key = auth.getPrivKey();
     assert.equal(key.length, 64);
+  });
+
+  it('optional level: the setup screen offers skip, and skipping logs in without MFA', async () => {
+    const auth = await Auth.create(init('de'), {
+      storage: new MemoryStorage(),
+      openUrl: opener(async (p) => {
+        await p.waitForSelector('#mfa-setup:not([hidden])');
+        assert.equal(await p.textContent('#mfa-skip'), 'Später');
+        await p.click('#mfa-skip');
+      }, 'skipper@example.com'),
+    });
+    await auth.login({ loginProvider: 'google', mfaLevel: 'optional' });
+    assert.equal(auth.getUserInfo().isMfaEnabled, false);
+    assert.equal(auth.getPrivKey().length, 64);
   });
 
   it('recovery screen on a new device: a wrong password is refused, then the phrase rebuilds the key', async () => {
