@@ -1,22 +1,31 @@
 import { bytesToHex, randomBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import {
   type AuthLoginConfig,
-  type AuthState,
   type AuthUserInfo,
+  checkSetupChoice,
+  DEFAULT_MFA_SETTINGS,
   DEFAULT_PRIMARY_COLOR,
   decryptJson,
   encodeB64Params,
   encryptJsonTo,
+  type FactorStep,
   type LoginRequest,
+  MFA_FACTORS,
+  type MfaFactor,
+  type MfaSessionData,
+  mfaPrompt,
   normalizeInitParams,
   randomPrivKey,
+  type SessionPayload,
+  setupOrder,
   storeKeyOf,
   validateLoginParams,
+  verifyStoreMessage,
 } from '@portico/auth';
 import type { Envelope } from './envelope.ts';
 import { HttpError } from './http.ts';
-import type { KeyService, TokenSigner } from './keys.ts';
-import { walletsFor } from './keys.ts';
+import { type DerivedKeys, KeyService, type TokenSigner, type Wallet, walletsFor } from './keys.ts';
+import { type MfaRecord, MfaStore, type SetupOutput, sessionMfa } from './mfa.ts';
 import type { AuthStore } from './store.ts';
 import type { VerifierConfig } from './verifiers/config.ts';
 import type { JwtVerifier } from './verifiers/jwt.ts';
@@ -61,7 +70,67 @@ export interface LoginDeps {
 }
 
 /** Paths the client library calls from the app's origin. */
-export const LOGIN_CORS_PATHS = ['/api/login/jwt'];
+export const LOGIN_CORS_PATHS = [
+  '/api/login/jwt',
+  '/api/mfa/pending',
+  '/api/mfa/setup',
+  '/api/mfa/skip',
+  '/api/mfa/social',
+  '/api/mfa/device',
+  '/api/mfa/revoke',
+];
+
+/** A login that stops for the MFA setup screen (page) or the library's setup call. */
+export interface PendingMfa {
+  step: 'setup';
+  skippable: boolean;
+  /** Enabled factors in setup order (ascending priority). */
+  factors: FactorStep[];
+  /** Custom (JWT) verifier: setup also yields a dappShare. */
+  dappShare: boolean;
+}
+
+interface PendingState {
+  provider: string;
+  identity: Identity;
+  skippable: boolean;
+}
+
+interface Grant {
+  userId: string;
+  keyVerifier: string;
+}
+
+interface SetupRequest {
+  factors: MfaFactor[];
+  password?: string;
+  social?: { verifier: string; id: string };
+}
+
+/** A page login of an MFA user on a device without a valid device share: the recovery screen. */
+export interface RecoverMfa {
+  step: 'recover';
+  /** Factors the page can take (the app's library rebuilds the key; the service never sees them). */
+  factors: MfaFactor[];
+}
+
+type Completed =
+  | { sessionId: string; redirect: string; setup?: SetupOutput }
+  | { mfa: PendingMfa | RecoverMfa };
+
+/** The idToken's wallets from public keys recorded when MFA was enabled (the service has no key then). */
+function walletsFromRecord(record: MfaRecord, clientId: string, curve: 'secp256k1' | 'ed25519'): Wallet[] {
+  const pick = (k: { secp: string; ed: string }) => (curve === 'ed25519' ? k.ed : k.secp);
+  const app = record.appKeys[clientId];
+  const out: Wallet[] = [];
+  if (app) out.push({ public_key: pick(app), type: 'web3auth_app_key', curve });
+  out.push({
+    public_key: pick({ secp: record.publicKey, ed: record.edPublicKey }),
+    type: 'web3auth_threshold_key',
+    curve,
+  });
+  return out;
+}
 
 /**
  * The login path: parked request → provider → verifier → keys → idToken → encrypted session →
@@ -82,6 +151,7 @@ export function createLogin(deps: LoginDeps) {
     log,
   } = deps;
   const options = { allowedRedirectOrigins: deps.allowedRedirectOrigins };
+  const mfaStore = new MfaStore(store, envelope);
 
   async function readRequest(loginId: unknown): Promise<LoginRequest> {
     if (typeof loginId !== 'string' || !HEX_PRIV.test(loginId))
@@ -121,10 +191,12 @@ export function createLogin(deps: LoginDeps) {
         `redirectUrl origin ${redirectUrl.origin} is not allowed on this auth service`,
       );
     }
+    const deviceId = request.mfa?.deviceId;
     return {
       options: { ...params, sdkUrl, redirectUrl: request.options.redirectUrl },
       params: loginParams,
       actionType: 'login',
+      mfa: typeof deviceId === 'string' && /^[0-9a-f]{32}$/.test(deviceId) ? { deviceId } : undefined,
     };
   }
 
@@ -156,16 +228,74 @@ export function createLogin(deps: LoginDeps) {
     return `${redirectUrl.split('#')[0]}#b64Params=${encodeB64Params(result)}`;
   }
 
-  /** Derives the keys, signs the idToken, stores the encrypted state under a new sessionId. */
+  function isCustomVerifier(target: ResolvedProvider): boolean {
+    return verifierConfigs[target.authVerifier]?.type === 'jwt';
+  }
+
+  function pendingFor(request: LoginRequest, target: ResolvedProvider, skippable: boolean): PendingMfa {
+    return {
+      step: 'setup',
+      skippable,
+      factors: setupOrder(request.options.mfaSettings ?? DEFAULT_MFA_SETTINGS),
+      dappShare: isCustomVerifier(target),
+    };
+  }
+
+  /**
+   * Derives the keys, signs the idToken, stores the encrypted state under a new sessionId. With MFA
+   * on, the session carries the service's share instead of the keys. A user without MFA may be
+   * stopped here for the setup screen (per mfaLevel); `after` resumes such a login.
+   */
   async function complete(
     loginId: string,
     request: LoginRequest,
     target: ResolvedProvider,
     identity: Identity,
-  ) {
+    after?: { setup?: SetupRequest; skipped?: true },
+    page = false,
+  ): Promise<Completed> {
     const { clientId, sessionTime } = request.options;
-    const keys = await keyService.keysFor(target.keyVerifier, identity.verifierId, clientId);
     const curve = request.params.curve ?? 'secp256k1';
+    const userId = KeyService.idOf(target.keyVerifier, identity.verifierId);
+    const record = await mfaStore.load(userId);
+    let keys: DerivedKeys | undefined;
+    let mfa: MfaSessionData | undefined;
+    let wallets: Wallet[];
+    let setup: SetupOutput | undefined;
+    let dappShare = '';
+    if (record) {
+      // MFA on: whatever mfaLevel says, the key needs a second factor now.
+      mfa = sessionMfa(record, request.mfa?.deviceId);
+      wallets = walletsFromRecord(record, clientId, curve);
+    } else {
+      if (!after) {
+        const count = await mfaStore.countLogin(userId);
+        const p = mfaPrompt(request.params.mfaLevel ?? 'default', count, !!request.options.mfaSettings);
+        if (p.prompt) {
+          const pending: PendingState = { provider: target.provider, identity, skippable: p.skippable };
+          const name = `mfa-pending:${storeKeyOf(loginId)}`;
+          await store.deleteSession(name);
+          await store.putSession(
+            name,
+            envelope.seal(name, utf8ToBytes(JSON.stringify(pending))),
+            now() + FLOW_TTL_MS,
+          );
+          return { mfa: pendingFor(request, target, p.skippable) };
+        }
+      }
+      keys = await keyService.keysFor(target.keyVerifier, identity.verifierId, clientId);
+      wallets = walletsFor(keys, curve);
+      if (after?.setup) {
+        setup = await mfaStore.enable(userId, keys.coreKitKey, target.keyVerifier, {
+          ...after.setup,
+          dappShare: isCustomVerifier(target),
+          clientId,
+        });
+        mfa = { ...sessionMfa(setup.record, undefined), newDevice: setup.newDevice };
+        dappShare = setup.dappShare ?? '';
+        log(`auth: MFA enabled for a user of verifier ${target.keyVerifier}`);
+      }
+    }
     const idToken = await signer.sign(
       {
         nonce: bytesToHex(randomBytes(16)),
@@ -174,7 +304,7 @@ export function createLogin(deps: LoginDeps) {
         verifier: target.keyVerifier,
         verifierId: identity.verifierId,
         aggregateVerifier: target.authVerifier !== target.keyVerifier ? target.authVerifier : undefined,
-        wallets: walletsFor(keys, curve),
+        wallets,
       },
       clientId,
       sessionTime ?? 86400,
@@ -187,19 +317,79 @@ export function createLogin(deps: LoginDeps) {
       verifier: target.keyVerifier,
       verifierId: identity.verifierId,
       typeOfLogin: target.typeOfLogin,
-      dappShare: '',
+      dappShare,
       idToken,
       oAuthIdToken: identity.oAuthIdToken ?? '',
       oAuthAccessToken: identity.oAuthAccessToken ?? '',
-      isMfaEnabled: false,
+      isMfaEnabled: mfa !== undefined,
     };
-    const state: AuthState = { ...keys, userInfo };
+    const state: SessionPayload = { ...keys, userInfo, mfa };
     const sessionId = randomPrivKey();
     const key = storeKeyOf(sessionId);
-    await store.putSession(key, encryptJsonTo(key, state), now() + (sessionTime ?? 86400) * 1000);
-    await store.deleteSession(storeKeyOf(loginId));
+    const expiresAt = now() + (sessionTime ?? 86400) * 1000;
+    await store.putSession(key, encryptJsonTo(key, state), expiresAt);
+    if (mfa) {
+      const grant: Grant = { userId, keyVerifier: target.keyVerifier };
+      const name = `mfa-grant:${key}`;
+      await store.putSession(name, envelope.seal(name, utf8ToBytes(JSON.stringify(grant))), expiresAt);
+    }
+    const redirect = resultUrl(request.options.redirectUrl, { sessionId });
     log(`auth: login for verifier ${target.keyVerifier} (${target.typeOfLogin})`);
-    return { sessionId, redirect: resultUrl(request.options.redirectUrl, { sessionId }) };
+    if (record && page && !mfa?.deviceKey) {
+      // The page asks for a second factor and hands it to the app in the result fragment.
+      const factors = record.factors.filter((f) => f === 'backUpShareFactor' || f === 'passwordFactor');
+      if (factors.length > 0) {
+        const name = `mfa-recover:${storeKeyOf(loginId)}`;
+        await store.deleteSession(name);
+        const sealed = envelope.seal(name, utf8ToBytes(JSON.stringify({ redirect, factors })));
+        await store.putSession(name, sealed, now() + FLOW_TTL_MS);
+        return { mfa: { step: 'recover', factors } };
+      }
+    }
+    await store.deleteSession(storeKeyOf(loginId));
+    return { sessionId, redirect, setup };
+  }
+
+  async function takePending(loginId: string, remove: boolean): Promise<PendingState> {
+    const name = `mfa-pending:${storeKeyOf(loginId)}`;
+    const sealed = await store.getSession(name, now());
+    if (!sealed) throw new HttpError(404, 'No MFA step pending for this login');
+    const pending = JSON.parse(new TextDecoder().decode(envelope.open(name, sealed))) as PendingState;
+    if (remove) await store.deleteSession(name);
+    return pending;
+  }
+
+  /** Checks a session-signed MFA call: the signature by the sessionId and the session's grant. */
+  async function grantFor(path: string, body: Record<string, unknown>): Promise<Grant> {
+    const { key, signature, payload } = body;
+    if (typeof key !== 'string' || !/^04[0-9a-f]{128}$/.test(key) || typeof signature !== 'string') {
+      throw new HttpError(400, 'key and signature are required');
+    }
+    if (!verifyStoreMessage(key, `${path}:${JSON.stringify(payload ?? {})}`, signature)) {
+      throw new HttpError(401, 'Bad signature');
+    }
+    const name = `mfa-grant:${key}`;
+    const sealed = await store.getSession(name, now());
+    if (!sealed) throw new HttpError(403, 'No MFA session: log in again');
+    return JSON.parse(new TextDecoder().decode(envelope.open(name, sealed))) as Grant;
+  }
+
+  /** Verifies a second login (social backup) with a JWT verifier other than the account's own. */
+  async function socialIdentity(
+    primaryVerifiers: string[],
+    input: unknown,
+  ): Promise<{ verifier: string; id: string }> {
+    const v = (input ?? {}) as { verifier?: unknown; id_token?: unknown };
+    if (typeof v.verifier !== 'string' || typeof v.id_token !== 'string') {
+      throw new HttpError(400, 'socialBackup needs {verifier, id_token}');
+    }
+    if (primaryVerifiers.includes(v.verifier)) {
+      throw new HttpError(400, 'The social backup factor needs a different verifier than the login');
+    }
+    const verifier = jwtVerifiers.get(v.verifier);
+    if (!verifier) throw new HttpError(400, `Verifier "${v.verifier}" is not a JWT verifier`);
+    const identity = await verifier.verify(v.id_token);
+    return { verifier: v.verifier, id: KeyService.idOf(v.verifier, identity.verifierId) };
   }
 
   function newFlowId(): string {
@@ -245,7 +435,7 @@ export function createLogin(deps: LoginDeps) {
     loginId: string,
     request: LoginRequest,
     provider: string,
-  ): Promise<{ url: string } | { devState: string }> {
+  ): Promise<{ url: string } | { devState: string } | { mfa: PendingMfa | RecoverMfa }> {
     const target = resolveProvider(request, provider);
     const config = verifierConfigs[target.authVerifier];
     if (config?.type === 'jwt') {
@@ -253,7 +443,8 @@ export function createLogin(deps: LoginDeps) {
       if (!token)
         throw new HttpError(400, `Verifier "${target.authVerifier}" needs extraLoginOptions.id_token`);
       const identity = await jwtVerifiers.get(target.authVerifier)!.verify(token);
-      return { url: (await complete(loginId, request, target, identity)).redirect };
+      const done = await complete(loginId, request, target, identity, undefined, true);
+      return 'mfa' in done ? { mfa: done.mfa } : { url: done.redirect };
     }
     if (config?.type === 'oidc') {
       const flowId = newFlowId();
@@ -283,7 +474,11 @@ export function createLogin(deps: LoginDeps) {
       if (!verifier || !flow.oidc)
         throw new VerifierError('Login state does not belong to an OpenID verifier');
       const identity = await verifier.finish(url, flow.oidc);
-      return (await complete(flow.loginId, request, target, identity)).redirect;
+      const done = await complete(flow.loginId, request, target, identity, undefined, true);
+      // The MFA setup screen is on the login page: back to it, same loginId.
+      return 'mfa' in done
+        ? `${sdkUrl}/start#b64Params=${encodeB64Params({ loginId: flow.loginId, mfa: true })}`
+        : done.redirect;
     } catch (err) {
       if (!(err instanceof VerifierError || err instanceof HttpError)) throw err;
       const code = err instanceof VerifierError ? err.code : 'LOGIN_FAILED';
@@ -350,8 +545,8 @@ export function createLogin(deps: LoginDeps) {
         if (!token) throw new HttpError(400, 'extraLoginOptions.id_token is required');
         try {
           const identity = await verifier.verify(token);
-          const { sessionId } = await complete(body.loginId as string, request, target, identity);
-          return [200, { sessionId }];
+          const done = await complete(body.loginId as string, request, target, identity);
+          return [200, 'mfa' in done ? { mfa: done.mfa } : { sessionId: done.sessionId }];
         } catch (err) {
           if (err instanceof VerifierError) return [401, { error: err.message, code: err.code }];
           throw err;
@@ -372,12 +567,129 @@ export function createLogin(deps: LoginDeps) {
         }
         const name =
           typeof body.name === 'string' && body.name.trim() ? body.name.trim() : email.split('@')[0];
+        const done = await complete(
+          flow.loginId,
+          request,
+          target,
+          { verifierId: email, email, name },
+          undefined,
+          true,
+        );
+        return [200, 'mfa' in done ? { mfa: done.mfa } : { url: done.redirect }];
+      }
+      case '/api/mfa/pending': {
+        const request = await readRequest(body.loginId);
+        const recoverName = `mfa-recover:${storeKeyOf(body.loginId as string)}`;
+        const recover = await store.getSession(recoverName, now());
+        if (recover) {
+          const { factors } = JSON.parse(new TextDecoder().decode(envelope.open(recoverName, recover))) as {
+            factors: MfaFactor[];
+          };
+          return [200, { step: 'recover', factors }];
+        }
+        const pending = await takePending(body.loginId as string, false);
+        const target = resolveProvider(request, pending.provider);
+        return [200, pendingFor(request, target, pending.skippable)];
+      }
+      case '/api/mfa/recover': {
+        await readRequest(body.loginId);
+        const name = `mfa-recover:${storeKeyOf(body.loginId as string)}`;
+        const sealed = await store.getSession(name, now());
+        if (!sealed) throw new HttpError(404, 'No MFA recovery pending for this login');
+        const { redirect: url } = JSON.parse(new TextDecoder().decode(envelope.open(name, sealed))) as {
+          redirect: string;
+        };
+        await store.deleteSession(name);
+        await store.deleteSession(storeKeyOf(body.loginId as string));
+        return [200, { url }];
+      }
+      case '/api/mfa/skip': {
+        const request = await readRequest(body.loginId);
+        const pending = await takePending(body.loginId as string, false);
+        if (!pending.skippable)
+          throw new HttpError(403, 'MFA setup is mandatory for this app (mfaLevel "mandatory")');
+        await takePending(body.loginId as string, true);
+        const target = resolveProvider(request, pending.provider);
+        const done = await complete(body.loginId as string, request, target, pending.identity, {
+          skipped: true,
+        });
+        if ('mfa' in done) throw new HttpError(500, 'unexpected MFA step');
+        return [200, { sessionId: done.sessionId, url: done.redirect }];
+      }
+      case '/api/mfa/setup': {
+        const request = await readRequest(body.loginId);
+        const pending = await takePending(body.loginId as string, false);
+        const target = resolveProvider(request, pending.provider);
+        const factors = Array.isArray(body.factors) ? (body.factors as unknown[]) : [];
+        if (!factors.every((f): f is MfaFactor => MFA_FACTORS.includes(f as MfaFactor))) {
+          throw new HttpError(400, `factors: a list of ${MFA_FACTORS.join(', ')}`);
+        }
+        try {
+          checkSetupChoice(request.options.mfaSettings ?? DEFAULT_MFA_SETTINGS, { factors });
+        } catch (err) {
+          throw new HttpError(400, (err as Error).message);
+        }
+        const password = typeof body.password === 'string' ? body.password : undefined;
+        if (factors.includes('passwordFactor') && (!password || password.length < 8)) {
+          throw new HttpError(400, 'The password needs at least 8 characters');
+        }
+        let social: { verifier: string; id: string } | undefined;
+        if (factors.includes('socialBackupFactor')) {
+          try {
+            social = await socialIdentity([target.keyVerifier, target.authVerifier], body.socialBackup);
+          } catch (err) {
+            if (err instanceof VerifierError) throw new HttpError(401, `Social backup login: ${err.message}`);
+            throw err;
+          }
+          if (await mfaStore.socialOwner(social.id)) {
+            throw new HttpError(409, 'That login is already the social backup of another account');
+          }
+        }
+        await takePending(body.loginId as string, true);
+        const done = await complete(body.loginId as string, request, target, pending.identity, {
+          setup: { factors, password, social },
+        });
+        if ('mfa' in done) throw new HttpError(500, 'unexpected MFA step');
         return [
           200,
           {
-            url: (await complete(flow.loginId, request, target, { verifierId: email, email, name })).redirect,
+            sessionId: done.sessionId,
+            url: done.redirect,
+            // Shown once: the service keeps no copy.
+            backupPhrase: done.setup?.backupPhrase,
           },
         ];
+      }
+      case '/api/mfa/social': {
+        const grant = await grantFor(path, body);
+        const record = await mfaStore.load(grant.userId);
+        if (!record?.social) throw new HttpError(404, 'No social backup factor on this account');
+        let social: { verifier: string; id: string };
+        try {
+          social = await socialIdentity([grant.keyVerifier], body.payload);
+        } catch (err) {
+          if (err instanceof VerifierError) return [401, { error: err.message, code: err.code }];
+          throw err;
+        }
+        if (social.id !== record.social.id || social.verifier !== record.social.verifier) {
+          return [403, { error: 'This login is not the social backup of this account' }];
+        }
+        return [200, { share: record.social.share }];
+      }
+      case '/api/mfa/device': {
+        const grant = await grantFor(path, body);
+        try {
+          return [200, await mfaStore.addDevice(grant.userId)];
+        } catch (err) {
+          throw new HttpError(400, (err as Error).message);
+        }
+      }
+      case '/api/mfa/revoke': {
+        const grant = await grantFor(path, body);
+        const deviceId = (body.payload as { deviceId?: unknown } | undefined)?.deviceId;
+        if (typeof deviceId !== 'string') throw new HttpError(400, 'payload.deviceId is required');
+        const ok = await mfaStore.revokeDevice(grant.userId, deviceId);
+        return ok ? [200, { ok: true }] : [404, { error: 'No such device, or already revoked' }];
       }
       default:
         throw new HttpError(404, 'Not found');

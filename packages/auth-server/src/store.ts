@@ -22,6 +22,10 @@ export interface AuthStore {
   getValue(name: string): Promise<string | undefined>;
   /** Sets a value unless present; returns the stored one. */
   putValueIfAbsent(name: string, value: string): Promise<string>;
+  /** Sets or replaces a value (MFA records, login counters). */
+  setValue(name: string, value: string): Promise<void>;
+  /** Deletes a coreKitKey (when MFA replaces it by the service's share); false when absent. */
+  deleteCoreKey(id: string): Promise<boolean>;
   /** Drops expired sessions and token marks. */
   purge(now: number): Promise<void>;
   close(): Promise<void>;
@@ -94,6 +98,16 @@ export class SqliteStore implements AuthStore {
       .run(name, value);
     return (await this.getValue(name))!;
   }
+  async setValue(name: string, value: string): Promise<void> {
+    this.db
+      .prepare(
+        'INSERT INTO auth_values (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
+      )
+      .run(name, value);
+  }
+  async deleteCoreKey(id: string): Promise<boolean> {
+    return this.db.prepare('DELETE FROM auth_core_keys WHERE id = ?').run(id).changes === 1;
+  }
   async purge(now: number): Promise<void> {
     this.db.prepare('DELETE FROM auth_sessions WHERE expires_at <= ?').run(now);
     this.db.prepare('DELETE FROM auth_used_tokens WHERE expires_at <= ?').run(now);
@@ -158,6 +172,15 @@ export class PostgresStore implements AuthStore {
       value,
     ]);
     return (await this.getValue(name))!;
+  }
+  async setValue(name: string, value: string): Promise<void> {
+    await this.q(
+      'INSERT INTO auth_values (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
+      [name, value],
+    );
+  }
+  async deleteCoreKey(id: string): Promise<boolean> {
+    return (await this.q('DELETE FROM auth_core_keys WHERE id = $1', [id])).rowCount === 1;
   }
   async purge(now: number): Promise<void> {
     await this.q('DELETE FROM auth_sessions WHERE expires_at <= $1', [now]);

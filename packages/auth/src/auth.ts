@@ -1,9 +1,27 @@
 import { decryptJson, encryptJsonTo, signStoreMessage, storeKeyOf } from './ecies.ts';
 import { resolveSdkUrl } from './endpoints.ts';
 import { AuthError } from './errors.ts';
-import { randomPrivKey } from './keys.ts';
+import { getAppScopedKey, getEd25519PrivKey, randomPrivKey, secp256k1PublicKey } from './keys.ts';
+import {
+  combineShares,
+  type KeyShare,
+  mnemonicToShare,
+  openShareWithKey,
+  openShareWithPassword,
+  sealShareWithKey,
+  shareAt,
+} from './mfa.ts';
+import type { MfaFactor } from './mfa-rules.ts';
 import { defaultStorage, type StorageAdapter } from './storage.ts';
-import type { AuthInitParams, AuthLoginParams, AuthState, AuthUserInfo, LoginRequest } from './types.ts';
+import type {
+  AuthInitParams,
+  AuthLoginParams,
+  AuthState,
+  AuthUserInfo,
+  LoginRequest,
+  MfaSessionData,
+  SessionPayload,
+} from './types.ts';
 import { type NormalizedInit, normalizeInitParams, validateLoginParams } from './validate.ts';
 
 /** Runtime hooks: none needed in a browser; outside one, `openUrl` plays the system browser. */
@@ -62,6 +80,50 @@ interface LoginResult {
   sessionId?: string;
   error?: string;
   code?: string;
+  mfa?: { step: 'setup'; skippable: boolean; factors: Array<{ factor: MfaFactor; mandatory: boolean }> };
+  backupPhrase?: string;
+  /** From the login page's recovery screen: the factor the user typed (never sent to the service). */
+  mfaFactor?: { backupPhrase?: string; password?: string };
+}
+
+/** Said at init when the social-backup factor is enabled. */
+export const SOCIAL_BACKUP_WARNING =
+  'mfaSettings.socialBackupFactor is enabled: the auth service then holds two shares of the key (its own and the social backup), so the service alone could rebuild the key. Leave it off if no single party may hold the key.';
+
+/** Only the two fields the page may hand over, as strings. */
+function pickFactor(f: { backupPhrase?: unknown; password?: unknown }): MfaLoginInput {
+  if (typeof f.backupPhrase === 'string') return { backupPhrase: f.backupPhrase };
+  if (typeof f.password === 'string') return { password: f.password };
+  return {};
+}
+
+/** A second login for the social-backup factor: a JWT from another verifier configured on the service. */
+export interface SocialBackupLogin {
+  verifier: string;
+  id_token: string;
+}
+
+/**
+ * MFA input of `login()`. Recovery on a device without a (valid) device share: one of
+ * `backupPhrase`, `password`, `socialBackup` (else the dappShare of the login parameters, else this
+ * device's share). Setup, when the service asks for it: `setup`.
+ */
+export interface MfaLoginInput {
+  backupPhrase?: string;
+  password?: string;
+  socialBackup?: SocialBackupLogin;
+  /** After recovering with another factor, register this device with a new device share (default true). */
+  newDeviceShare?: boolean;
+  /** Factors to set up when the login asks (mandatory ones must be there); `skip: true` skips when allowed. */
+  setup?: { factors: MfaFactor[]; password?: string; socialBackup?: SocialBackupLogin } | { skip: true };
+}
+
+/** What `login()` resolves with: the state, plus the backup phrase on the login that enabled MFA (shown once). */
+export type LoginOutcome = AuthState & { backupPhrase?: string };
+
+interface StoredDevice {
+  deviceId: string;
+  sealed: string;
 }
 
 /** The v7 client: `await Auth.create(initParams)`, then `login`, the key getters and `logout`. */
@@ -71,6 +133,10 @@ export class Auth {
   private readonly storage: StorageAdapter;
   private readonly storageKey: string;
   private readonly fetcher: typeof fetch;
+  /** A session of an MFA user whose key is not rebuilt yet (wrong factor: retry with `completeMfa`). */
+  private pendingMfa?: { sessionId: string; payload: SessionPayload; dappShare?: string };
+  /** A factor typed on the login page's recovery screen (redirect mode), used once. */
+  private redirectFactor?: MfaLoginInput;
 
   private constructor(
     readonly initParams: NormalizedInit['params'],
@@ -90,6 +156,7 @@ export class Auth {
     const { params, changes } = normalizeInitParams(initParams);
     const warn = options.onWarning ?? ((m: string) => console.warn(m));
     for (const change of changes) warn(`[portico/auth] deprecated: ${change.message}`);
+    if (params.mfaSettings?.socialBackupFactor?.enable) warn(`[portico/auth] ${SOCIAL_BACKUP_WARNING}`);
     const auth = new Auth(params, options);
     await auth.restore();
     return auth;
@@ -120,6 +187,7 @@ export class Auth {
         win.history?.replaceState(null, '', win.location.href.split('#')[0]);
         if (result.sessionId) {
           await this.storage.set(this.storageKey, result.sessionId);
+          if (result.mfaFactor) this.redirectFactor = pickFactor(result.mfaFactor);
         } else if (result.error) {
           this.current = { error: result.error };
           return;
@@ -129,8 +197,183 @@ export class Auth {
     const sessionId = await this.storage.get(this.storageKey);
     if (!sessionId) return;
     const state = await this.readSession(sessionId);
-    if (state) this.current = state;
-    else await this.storage.remove(this.storageKey);
+    if (!state) {
+      await this.storage.remove(this.storageKey);
+      return;
+    }
+    if (!state.mfa) {
+      this.current = state;
+      return;
+    }
+    // MFA: rebuild from the service's share and this device's share; else wait for completeMfa.
+    this.pendingMfa = { sessionId, payload: state };
+    const factor = this.redirectFactor;
+    this.redirectFactor = undefined;
+    await this.rebuild(factor ?? { newDeviceShare: false }).catch((err: unknown) => {
+      if (factor) this.current = { error: (err as Error).message };
+    });
+  }
+
+  private get deviceStorageKey(): string {
+    return `${this.storageKey}:device`;
+  }
+
+  private async storedDevice(): Promise<StoredDevice | undefined> {
+    const raw = await this.storage.get(this.deviceStorageKey);
+    if (!raw) return undefined;
+    try {
+      return JSON.parse(raw) as StoredDevice;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The id of this device's MFA share (to revoke it from another device), if it has one. */
+  async mfaDeviceId(): Promise<string | undefined> {
+    return (await this.storedDevice())?.deviceId;
+  }
+
+  private async signedMfaCall<T>(path: string, sessionId: string, payload: unknown) {
+    const key = storeKeyOf(sessionId);
+    return this.post<T & { error?: string }>(path, {
+      key,
+      payload,
+      signature: signStoreMessage(sessionId, `${path}:${JSON.stringify(payload ?? {})}`),
+    });
+  }
+
+  /** The second share for an MFA login, from the given factor or the device. Throws MFA_* errors. */
+  private async secondShare(
+    mfa: MfaSessionData,
+    sessionId: string,
+    input: MfaLoginInput,
+    dappShare: string | undefined,
+  ): Promise<{ share: KeyShare; factor: string }> {
+    const invalid = (m: string) => new AuthError('MFA_FACTOR_INVALID', m);
+    if (input.backupPhrase !== undefined) {
+      if (mfa.backupIndex === undefined) throw invalid('No backup phrase is set up for this account');
+      try {
+        return { share: mnemonicToShare(input.backupPhrase, mfa.backupIndex), factor: 'backup' };
+      } catch {
+        throw invalid('Wrong backup phrase');
+      }
+    }
+    if (input.password !== undefined) {
+      if (!mfa.passwordShare) throw invalid('No password is set up for this account');
+      try {
+        return { share: await openShareWithPassword(mfa.passwordShare, input.password), factor: 'password' };
+      } catch {
+        throw invalid('Wrong password');
+      }
+    }
+    if (input.socialBackup) {
+      const res = await this.signedMfaCall<{ share?: KeyShare }>(
+        '/api/mfa/social',
+        sessionId,
+        input.socialBackup,
+      );
+      if (res.status !== 200 || !res.body.share) {
+        throw invalid(`Social backup refused: ${res.body.error ?? res.status}`);
+      }
+      return { share: res.body.share, factor: 'social' };
+    }
+    if (dappShare && mfa.dappIndex !== undefined) {
+      try {
+        return { share: mnemonicToShare(dappShare, mfa.dappIndex), factor: 'dapp' };
+      } catch {
+        throw invalid('Wrong dappShare');
+      }
+    }
+    const device = await this.storedDevice();
+    if (!device) {
+      throw new AuthError(
+        'MFA_REQUIRED',
+        'This device has no MFA share: give a backup phrase, password or social backup',
+      );
+    }
+    if (mfa.deviceRevoked) {
+      throw new AuthError('MFA_REQUIRED', "This device's share was revoked: use another factor");
+    }
+    if (!mfa.deviceKey) {
+      throw new AuthError(
+        'MFA_REQUIRED',
+        "This device's share is not known to the service: use another factor",
+      );
+    }
+    try {
+      return { share: openShareWithKey(device.sealed, mfa.deviceKey), factor: 'device' };
+    } catch {
+      throw new AuthError('MFA_REQUIRED', "This device's share could not be opened: use another factor");
+    }
+  }
+
+  /** Rebuilds the key of a pending MFA session and installs it; keeps the session pending on failure. */
+  private async rebuild(input: MfaLoginInput): Promise<AuthState> {
+    const pending = this.pendingMfa;
+    if (!pending?.payload.mfa) throw AuthError.noUserFound();
+    const { payload, sessionId } = pending;
+    const mfa = payload.mfa as MfaSessionData;
+    const { share, factor } = await this.secondShare(mfa, sessionId, input, pending.dappShare);
+    let coreKitKey: string;
+    try {
+      coreKitKey = await combineShares(mfa.serviceShare, share);
+    } catch {
+      throw new AuthError('MFA_FACTOR_INVALID', `The ${factor} share does not belong to this account`);
+    }
+    if (secp256k1PublicKey(coreKitKey) !== mfa.publicKey) {
+      const what =
+        factor === 'backup'
+          ? 'Wrong backup phrase'
+          : factor === 'dapp'
+            ? 'Wrong dappShare'
+            : `The ${factor} share does not belong to this account`;
+      throw new AuthError('MFA_FACTOR_INVALID', what);
+    }
+    if (factor !== 'device' && input.newDeviceShare !== false && mfa.factors.includes('deviceShareFactor')) {
+      const res = await this.signedMfaCall<{ deviceId?: string; index?: number; wrapKey?: string }>(
+        '/api/mfa/device',
+        sessionId,
+        {},
+      );
+      if (res.status === 200 && res.body.deviceId && res.body.index && res.body.wrapKey) {
+        const deviceShare = await shareAt(mfa.serviceShare, share, res.body.index);
+        const stored: StoredDevice = {
+          deviceId: res.body.deviceId,
+          sealed: sealShareWithKey(deviceShare, res.body.wrapKey),
+        };
+        await this.storage.set(this.deviceStorageKey, JSON.stringify(stored));
+      }
+    }
+    const privKey = getAppScopedKey(coreKitKey, this.initParams.clientId);
+    const { mfa: _m, ...rest } = payload;
+    this.pendingMfa = undefined;
+    this.current = {
+      ...rest,
+      coreKitKey,
+      coreKitEd25519PrivKey: getEd25519PrivKey(coreKitKey),
+      privKey,
+      ed25519PrivKey: getEd25519PrivKey(privKey),
+      sessionId,
+    };
+    await this.storage.set(this.storageKey, sessionId);
+    return this.state;
+  }
+
+  /**
+   * Finishes an MFA login that stopped for a second factor (`MFA_REQUIRED`, or `MFA_FACTOR_INVALID`
+   * after a wrong password or phrase: nothing is locked, try again).
+   */
+  async completeMfa(input: MfaLoginInput): Promise<AuthState> {
+    return this.rebuild(input);
+  }
+
+  /** Revokes a device's MFA share (e.g. a lost phone): the service deletes its wrapping key. */
+  async revokeDevice(deviceId: string): Promise<void> {
+    const sessionId = this.current.sessionId;
+    if (!sessionId || !this.current.userInfo?.isMfaEnabled) throw AuthError.noUserFound();
+    const res = await this.signedMfaCall('/api/mfa/revoke', sessionId, { deviceId });
+    if (res.status !== 200)
+      throw new AuthError('SERVICE_ERROR', `Revoke failed: ${res.body.error ?? res.status}`);
   }
 
   private async post<T>(path: string, body: unknown): Promise<{ status: number; body: T }> {
@@ -158,7 +401,7 @@ export class Auth {
   }
 
   /** Reads and decrypts a session; undefined when it is gone or expired. */
-  private async readSession(sessionId: string): Promise<AuthState | undefined> {
+  private async readSession(sessionId: string): Promise<SessionPayload | undefined> {
     const res = await this.post<{ data?: string; error?: string }>('/api/session/get', {
       key: storeKeyOf(sessionId),
     });
@@ -167,7 +410,7 @@ export class Auth {
       throw new AuthError('SERVICE_ERROR', `Auth service: ${res.body.error ?? `status ${res.status}`}`);
     }
     try {
-      const state = decryptJson<AuthState>(sessionId, res.body.data);
+      const state = decryptJson<SessionPayload>(sessionId, res.body.data);
       return { ...state, sessionId };
     } catch {
       return undefined; // not ours or damaged: treated as no session
@@ -179,13 +422,16 @@ export class Auth {
    * JWT provider with `extraLoginOptions.id_token`, asks the service directly), then reads
    * the new session. Resolves with the state; rejects with `AuthError` (`USER_CANCELLED`, `LOGIN_FAILED`).
    */
-  async login(loginParams: AuthLoginParams = {}): Promise<AuthState> {
-    const params = validateLoginParams(loginParams, this.initParams);
+  async login(loginParams: AuthLoginParams = {}, mfaInput: MfaLoginInput = {}): Promise<LoginOutcome> {
+    const { dappShare, ...params } = validateLoginParams(loginParams, this.initParams);
     const loginId = randomPrivKey();
+    const deviceId = (await this.storedDevice())?.deviceId;
+    // The dappShare stays here: it is a factor, and the service must not see it.
     const request: LoginRequest = {
       options: { ...this.initParams, sdkUrl: this.sdkUrl, redirectUrl: this.redirectUrl },
       params,
       actionType: 'login',
+      mfa: deviceId ? { deviceId } : undefined,
     };
     const key = storeKeyOf(loginId);
     const data = encryptJsonTo(key, request);
@@ -209,6 +455,7 @@ export class Auth {
     if (isJwt && params.extraLoginOptions?.id_token) {
       const res = await this.post<LoginResult>('/api/login/jwt', { loginId });
       result = res.status === 200 ? res.body : { error: res.body.error ?? `status ${res.status}` };
+      if (result.mfa) result = await this.answerSetup(loginId, result.mfa, mfaInput);
     } else {
       const url = `${this.sdkUrl}/start#b64Params=${encodeB64Params({ loginId })}`;
       const finalUrl = await this.open(url);
@@ -223,11 +470,52 @@ export class Auth {
     const state = await this.readSession(result.sessionId);
     if (!state) throw new AuthError('LOGIN_FAILED', 'The new session could not be read');
     const previous = this.current.sessionId;
-    await this.storage.set(this.storageKey, result.sessionId);
-    this.current = state;
+    if (state.mfa?.newDevice) {
+      // The login that enabled MFA: keep this device's (sealed) share.
+      const { deviceId, sealed } = state.mfa.newDevice;
+      await this.storage.set(this.deviceStorageKey, JSON.stringify({ deviceId, sealed }));
+    }
+    if (state.mfa && !state.coreKitKey) {
+      this.pendingMfa = { sessionId: result.sessionId, payload: state, dappShare };
+      await this.rebuild(result.mfaFactor ? { ...mfaInput, ...pickFactor(result.mfaFactor) } : mfaInput);
+    } else {
+      const { mfa: _m, ...rest } = state;
+      await this.storage.set(this.storageKey, result.sessionId);
+      this.current = rest;
+    }
     // The new session replaces the old one: end the old one on the service too (best effort).
     if (previous && previous !== result.sessionId) await this.invalidate(previous).catch(() => {});
-    return this.state;
+    return result.backupPhrase ? { ...this.state, backupPhrase: result.backupPhrase } : this.state;
+  }
+
+  /** The service asks for MFA setup (JWT logins, no page): set up, skip, or refuse. */
+  private async answerSetup(
+    loginId: string,
+    ask: NonNullable<LoginResult['mfa']>,
+    input: MfaLoginInput,
+  ): Promise<LoginResult> {
+    const setup = input.setup;
+    if (!setup || 'skip' in setup) {
+      if (!ask.skippable) {
+        await this.post('/api/login/cancel', { loginId }).catch(() => {});
+        throw new AuthError(
+          'MFA_SETUP_REQUIRED',
+          `MFA setup is mandatory: pass setup.factors (in this order: ${ask.factors.map((f) => f.factor).join(', ')})`,
+        );
+      }
+      const res = await this.post<LoginResult>('/api/mfa/skip', { loginId });
+      return res.status === 200 ? res.body : { error: res.body.error ?? `status ${res.status}` };
+    }
+    const res = await this.post<LoginResult>('/api/mfa/setup', {
+      loginId,
+      factors: setup.factors,
+      password: setup.password,
+      socialBackup: setup.socialBackup,
+    });
+    if (res.status !== 200) {
+      throw new AuthError('LOGIN_FAILED', `MFA setup refused: ${res.body.error ?? res.status}`);
+    }
+    return res.body;
   }
 
   private open(url: string): Promise<string> {

@@ -17,7 +17,10 @@ export type AuthErrorCode =
   | 'SESSION_EXPIRED'
   | 'LOGIN_FAILED'
   | 'SERVICE_ERROR'
-  | 'NO_BROWSER';
+  | 'NO_BROWSER'
+  | 'MFA_REQUIRED'
+  | 'MFA_SETUP_REQUIRED'
+  | 'MFA_FACTOR_INVALID';
 
 /** Errors of the client library; `code` is stable, `message` is for people. */
 export class AuthError extends Error {

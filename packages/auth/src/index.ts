@@ -1,4 +1,13 @@
-export { Auth, type AuthOptions, decodeB64Params, encodeB64Params } from './auth.ts';
+export {
+  Auth,
+  type AuthOptions,
+  decodeB64Params,
+  encodeB64Params,
+  type LoginOutcome,
+  type MfaLoginInput,
+  SOCIAL_BACKUP_WARNING,
+  type SocialBackupLogin,
+} from './auth.ts';
 export {
   decryptJson,
   type EciesOptions,
@@ -26,12 +35,25 @@ export {
   combineShares,
   type KeyShare,
   mnemonicToShare,
+  openShareWithKey,
   openShareWithPassword,
   SHARE_THRESHOLD,
+  sealShareWithKey,
   sealShareWithPassword,
+  shareAt,
   shareToMnemonic,
   splitKey,
 } from './mfa.ts';
+export {
+  checkSetupChoice,
+  DEFAULT_MFA_SETTINGS,
+  type FactorStep,
+  type MfaFactor,
+  type MfaPrompt,
+  type MfaSetupChoice,
+  mfaPrompt,
+  setupOrder,
+} from './mfa-rules.ts';
 export {
   type MigrateInitParamsResult,
   migrateInitParams,

@@ -1,5 +1,5 @@
 // MFA building blocks (issue 6): threshold shares of the coreKitKey and the factor encodings.
-// Not wired into the login flow yet; the login path's slot is `complete()` in @portico/auth-server.
+// Used by the service (setup, in `complete()` of @portico/auth-server) and by `Auth` (rebuilding the key).
 import { gcm } from '@noble/ciphers/aes.js';
 import { scryptAsync } from '@noble/hashes/scrypt.js';
 import { bytesToHex, hexToBytes, randomBytes, utf8ToBytes } from '@noble/hashes/utils.js';
@@ -98,5 +98,41 @@ export async function openShareWithPassword(sealed: string, password: string): P
     return { index: s.index, value: bytesToHex(value) };
   } catch {
     throw new Error('Wrong password');
+  }
+}
+
+/**
+ * The share of the same 2-of-n split at another x-coordinate, from two known shares. Shamir over
+ * GF(256) adds by XOR, so g(x) = f(x XOR index) is a polynomial of the same degree with
+ * g(0) = f(index): the audited `combine` interpolates g from the two shares with their indices
+ * relabelled. Only the indices are touched here, no field arithmetic.
+ */
+export async function shareAt(a: KeyShare, b: KeyShare, index: number): Promise<KeyShare> {
+  if (!Number.isInteger(index) || index < 1 || index > 255) throw new Error('shareAt: index 1..255');
+  if (index === a.index || index === b.index) throw new Error('shareAt: index already taken');
+  const value = await combineShares(
+    { index: a.index ^ index, value: a.value },
+    { index: b.index ^ index, value: b.value },
+  );
+  return { index, value };
+}
+
+/** Seals a share under a 32-byte wrapping key (AES-256-GCM, index bound): the device factor's at-rest form. */
+export function sealShareWithKey(share: KeyShare, wrapKeyHex: string): string {
+  const nonce = randomBytes(12);
+  const aad = utf8ToBytes(`portico-mfa-device:${share.index}`);
+  const ct = gcm(hexToBytes(wrapKeyHex), nonce, aad).encrypt(hexToBytes(share.value));
+  return JSON.stringify({ v: 1, index: share.index, nonce: bytesToHex(nonce), ct: bytesToHex(ct) });
+}
+
+/** Opens a share sealed by `sealShareWithKey`; a wrong key fails with "Device share could not be opened". */
+export function openShareWithKey(sealed: string, wrapKeyHex: string): KeyShare {
+  const s = JSON.parse(sealed) as { v: number; index: number; nonce: string; ct: string };
+  try {
+    const aad = utf8ToBytes(`portico-mfa-device:${s.index}`);
+    const value = gcm(hexToBytes(wrapKeyHex), hexToBytes(s.nonce), aad).decrypt(hexToBytes(s.ct));
+    return { index: s.index, value: bytesToHex(value) };
+  } catch {
+    throw new Error('Device share could not be opened');
   }
 }

@@ -219,7 +219,39 @@ export interface LoginRequest {
   options: AuthInitParams & { redirectUrl: string; sdkUrl: string };
   params: AuthLoginParams;
   actionType: 'login';
+  /** MFA: the device factor this client holds (its id only; the share never leaves the device). */
+  mfa?: { deviceId?: string };
 }
+
+/** A share's public index and its value (64 hex). */
+export interface MfaShare {
+  index: number;
+  value: string;
+}
+
+/**
+ * What a session carries for a user with MFA on, instead of the keys: the service's share and the
+ * public bookkeeping the library needs to rebuild the key with a second factor.
+ */
+export interface MfaSessionData {
+  serviceShare: MfaShare;
+  /** secp256k1 public key of coreKitKey: the rebuilt key must match it. */
+  publicKey: string;
+  factors: string[];
+  backupIndex?: number;
+  dappIndex?: number;
+  /** The password share, sealed under the password (scrypt + AES-GCM). */
+  passwordShare?: string;
+  /** The wrapping key of the presenting device's share; absent when unknown or revoked. */
+  deviceKey?: string;
+  /** Set when the presenting device was revoked. */
+  deviceRevoked?: boolean;
+  /** Only on the login that enabled MFA: the device's sealed share for the storage adapter. */
+  newDevice?: { deviceId: string; sealed: string };
+}
+
+/** The session's content as the service stores it (ECIES to the sessionId). */
+export type SessionPayload = AuthState & { mfa?: MfaSessionData };
 
 export const DEFAULT_SESSION_TIME = 86_400;
 export const MAX_SESSION_TIME = 604_800;

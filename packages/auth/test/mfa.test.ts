@@ -10,7 +10,7 @@ import {
   splitKey,
 } from '../src/index.ts';
 
-// Building blocks only: the MFA login flow (issue 6) is not wired yet.
+// Building blocks; the MFA flows are tested in packages/auth-server/test/mfa.test.ts.
 describe('MFA building blocks: threshold shares and factor encodings', () => {
   const FACTORS = ['service', 'device', 'backup', 'password', 'socialBackup'] as const;
 

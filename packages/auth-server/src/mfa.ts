@@ -1,0 +1,206 @@
+// MFA on the service: the user's MFA record (service share + public bookkeeping), setup (the one
+// moment the service still holds the whole coreKitKey: it splits it, hands the factors out and
+// deletes the key), the device registry (wrapping keys, revocation) and the social-backup release.
+import { bytesToHex, randomBytes, utf8ToBytes } from '@noble/hashes/utils.js';
+import {
+  ed25519PublicKey,
+  getAppScopedKey,
+  getEd25519PrivKey,
+  type KeyShare,
+  type MfaFactor,
+  type MfaSessionData,
+  sealShareWithKey,
+  sealShareWithPassword,
+  secp256k1PublicKey,
+  shareToMnemonic,
+  splitKey,
+} from '@portico/auth';
+import type { Envelope } from './envelope.ts';
+import type { AuthStore } from './store.ts';
+
+export interface MfaDevice {
+  index: number;
+  /** Wraps the device's share at rest in the client's storage; deleted on revocation. */
+  wrapKey?: string;
+  revoked?: true;
+}
+
+/** Per user, enveloped under `mfa:<userId>`. Holds exactly one share of the key (two with social backup). */
+export interface MfaRecord {
+  v: 1;
+  enabledAt: number;
+  keyVerifier: string;
+  factors: MfaFactor[];
+  serviceShare: KeyShare;
+  publicKey: string;
+  edPublicKey: string;
+  /** App key public keys by clientId, for the idToken's wallets (known for apps that logged in before). */
+  appKeys: Record<string, { secp: string; ed: string }>;
+  backupIndex?: number;
+  dappIndex?: number;
+  passwordShare?: string;
+  social?: { verifier: string; id: string; share: KeyShare };
+  devices: Record<string, MfaDevice>;
+  /** Every x-coordinate ever handed out (new device shares never reuse one). */
+  usedIndices: number[];
+}
+
+export interface SetupInput {
+  factors: MfaFactor[];
+  password?: string;
+  /** The second login for the social-backup factor, already verified: its verifier and id. */
+  social?: { verifier: string; id: string };
+  /** Custom (JWT) verifiers get a dappShare. */
+  dappShare: boolean;
+  clientId: string;
+}
+
+export interface SetupOutput {
+  record: MfaRecord;
+  backupPhrase?: string;
+  dappShare?: string;
+  newDevice?: { deviceId: string; sealed: string; wrapKey: string };
+}
+
+export class MfaStore {
+  constructor(
+    private readonly store: AuthStore,
+    private readonly envelope: Envelope,
+  ) {}
+
+  async load(userId: string): Promise<MfaRecord | undefined> {
+    const name = `mfa:${userId}`;
+    const sealed = await this.store.getValue(name);
+    if (!sealed) return undefined;
+    return JSON.parse(new TextDecoder().decode(this.envelope.open(name, sealed))) as MfaRecord;
+  }
+
+  async save(userId: string, record: MfaRecord): Promise<void> {
+    const name = `mfa:${userId}`;
+    await this.store.setValue(name, this.envelope.seal(name, utf8ToBytes(JSON.stringify(record))));
+  }
+
+  /** Counts a login of a user without MFA; returns the count including this one. */
+  async countLogin(userId: string): Promise<number> {
+    const name = `mfa-logins:${userId}`;
+    const count = Number((await this.store.getValue(name)) ?? '0') + 1;
+    await this.store.setValue(name, String(count));
+    return count;
+  }
+
+  /** Binds a social-backup identity (a second verifier's user) to the user it recovers. */
+  async bindSocial(socialId: string, userId: string): Promise<void> {
+    await this.store.setValue(`mfa-social:${socialId}`, userId);
+  }
+
+  async socialOwner(socialId: string): Promise<string | undefined> {
+    return this.store.getValue(`mfa-social:${socialId}`);
+  }
+
+  /**
+   * Enables MFA: splits the key 2-of-n (one share per chosen factor plus the service's), seals the
+   * password share, wraps the device share, and deletes the whole key from the store. Returns the
+   * shares that leave the service (backup phrase, dappShare, the device's sealed share) exactly once.
+   */
+  async enable(
+    userId: string,
+    coreKitKey: string,
+    keyVerifier: string,
+    input: SetupInput,
+  ): Promise<SetupOutput> {
+    if (await this.load(userId)) throw new Error('MFA is already enabled for this user');
+    const roles: Array<MfaFactor | 'service' | 'dapp'> = ['service', ...input.factors];
+    if (input.dappShare) roles.push('dapp');
+    const shares = await splitKey(coreKitKey, roles.length);
+    const shareOf = (role: string) => shares[roles.indexOf(role as MfaFactor)];
+    const appKey = getAppScopedKey(coreKitKey, input.clientId);
+    const record: MfaRecord = {
+      v: 1,
+      enabledAt: Date.now(),
+      keyVerifier,
+      factors: input.factors,
+      serviceShare: shareOf('service'),
+      publicKey: secp256k1PublicKey(coreKitKey),
+      edPublicKey: ed25519PublicKey(getEd25519PrivKey(coreKitKey)),
+      appKeys: {
+        [input.clientId]: {
+          secp: secp256k1PublicKey(appKey),
+          ed: ed25519PublicKey(getEd25519PrivKey(appKey)),
+        },
+      },
+      devices: {},
+      usedIndices: shares.map((s) => s.index),
+    };
+    const out: SetupOutput = { record };
+    if (input.factors.includes('backUpShareFactor')) {
+      const s = shareOf('backUpShareFactor');
+      record.backupIndex = s.index;
+      out.backupPhrase = shareToMnemonic(s);
+    }
+    if (input.factors.includes('passwordFactor')) {
+      if (!input.password) throw new Error('The password factor needs a password');
+      record.passwordShare = await sealShareWithPassword(shareOf('passwordFactor'), input.password);
+    }
+    if (input.factors.includes('socialBackupFactor')) {
+      if (!input.social) throw new Error('The social backup factor needs a login with a second verifier');
+      record.social = { ...input.social, share: shareOf('socialBackupFactor') };
+    }
+    if (input.dappShare) {
+      const s = shareOf('dapp');
+      record.dappIndex = s.index;
+      out.dappShare = shareToMnemonic(s);
+    }
+    if (input.factors.includes('deviceShareFactor')) {
+      const s = shareOf('deviceShareFactor');
+      const deviceId = bytesToHex(randomBytes(16));
+      const wrapKey = bytesToHex(randomBytes(32));
+      record.devices[deviceId] = { index: s.index, wrapKey };
+      out.newDevice = { deviceId, sealed: sealShareWithKey(s, wrapKey), wrapKey };
+    }
+    await this.save(userId, record);
+    if (record.social) await this.bindSocial(record.social.id, userId);
+    await this.store.deleteCoreKey(userId);
+    return out;
+  }
+
+  /** A new device: a fresh unused index and wrapping key; the client computes and seals its share. */
+  async addDevice(userId: string): Promise<{ deviceId: string; index: number; wrapKey: string }> {
+    const record = await this.load(userId);
+    if (!record) throw new Error('MFA is not enabled for this user');
+    if (!record.factors.includes('deviceShareFactor')) throw new Error('The device factor is not set up');
+    const used = new Set(record.usedIndices);
+    let index = 0;
+    while (index === 0 || used.has(index)) index = randomBytes(1)[0];
+    const deviceId = bytesToHex(randomBytes(16));
+    const wrapKey = bytesToHex(randomBytes(32));
+    record.devices[deviceId] = { index, wrapKey };
+    record.usedIndices.push(index);
+    await this.save(userId, record);
+    return { deviceId, index, wrapKey };
+  }
+
+  /** Revokes a device: its wrapping key is deleted, so the share in its storage can never be opened again. */
+  async revokeDevice(userId: string, deviceId: string): Promise<boolean> {
+    const record = await this.load(userId);
+    const device = record?.devices[deviceId];
+    if (!record || !device || device.revoked) return false;
+    record.devices[deviceId] = { index: device.index, revoked: true };
+    await this.save(userId, record);
+    return true;
+  }
+}
+
+/** The session's MFA part for a login by a user with MFA on. */
+export function sessionMfa(record: MfaRecord, deviceId: string | undefined): MfaSessionData {
+  const device = deviceId ? record.devices[deviceId] : undefined;
+  return {
+    serviceShare: record.serviceShare,
+    publicKey: record.publicKey,
+    factors: record.factors,
+    backupIndex: record.backupIndex,
+    dappIndex: record.dappIndex,
+    passwordShare: record.passwordShare,
+    deviceKey: device?.wrapKey,
+    deviceRevoked: device?.revoked,
+  };
+}
