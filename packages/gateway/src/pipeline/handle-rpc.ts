@@ -103,8 +103,12 @@ async function handleItem(
   const id = request.id ?? null;
   let cost = 0;
   let remaining: number | undefined;
+  // Usage is kept per method name: names the network does not serve share one row, so a client
+  // cannot grow the usage table by inventing methods.
+  let recordedMethod = '(unknown method)';
   try {
     const rule = resolveMethod(network, request.method);
+    recordedMethod = request.method;
     if (!Array.isArray(request.params)) {
       throw new GatewayError(
         'invalidParams',
@@ -140,7 +144,8 @@ async function handleItem(
     if (gatewayError.kind === 'internal' || gatewayError.kind.startsWith('upstream')) {
       deps.onInternalError?.(error, { network: network.name, method: request.method, keyId: key.id });
     }
-    deps.usage.record(key.id, request.method, 0, gatewayError.code(network.kind));
+    deps.usage.record(key.id, recordedMethod, 0, gatewayError.code(network.kind));
+
     if (isNotification) return { status: 200, remaining };
     return {
       response: errorResponse(id, toErrorObject(gatewayError, network)),
