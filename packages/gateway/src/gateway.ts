@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { MemoryResponseCache } from './cache/response-cache.ts';
@@ -6,11 +7,13 @@ import type { CreditLedger } from './credits/ledger.ts';
 import { MemoryCreditLedger } from './credits/memory-ledger.ts';
 import { MemoryRateLimiter, type RateLimiter } from './credits/rate-limiter.ts';
 import { SqliteUsageRecorder, type UsageRecorder } from './credits/usage-recorder.ts';
+import { InFlight } from './http/drain.ts';
 import { createHttpServer, type HttpServerDependencies, listen } from './http/server.ts';
 import type { KeyStore } from './keys/key-store.ts';
 import { SqliteKeyStore } from './keys/sqlite-key-store.ts';
 import { methodTableFor } from './methods/index.ts';
 import type { Network } from './network.ts';
+import { GatewayMetrics } from './observability/metrics.ts';
 import { openSharedStores } from './shared-stores/open-shared-stores.ts';
 import { openSqlite, type SqliteDatabase } from './store/sqlite.ts';
 import { createChainContext } from './upstream/chain-context.ts';
@@ -25,6 +28,12 @@ export type Gateway = {
   keys: KeyStore;
   ledger: CreditLedger;
   usage: UsageRecorder;
+  /** The Prometheus registry behind `/metrics` (also when the endpoint is disabled). */
+  metrics: GatewayMetrics;
+  /**
+   * Stops accepting connections, lets requests in flight finish (at most `shutdownTimeoutMs`),
+   * then closes the remaining connections, the upstreams and the stores.
+   */
   close: () => Promise<void>;
 };
 
@@ -102,6 +111,10 @@ export async function startGateway(
     };
   });
   let publicUrl = config.publicUrl ?? '';
+  const metrics = new GatewayMetrics(networks);
+  const metricsConfig = config.metrics ?? { enabled: true, requireAdminToken: false };
+  let shuttingDown = false;
+  let closing: Promise<void> | undefined;
   const server = createHttpServer({
     networks,
     keys: stores.keys,
@@ -113,14 +126,37 @@ export async function startGateway(
     admin: config.adminToken ? { adminToken: config.adminToken } : undefined,
     publicUrl: () => publicUrl,
     extraHandlers: options.extraHandlers,
+    tls: config.tls && { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) },
+    metrics: metricsConfig.enabled
+      ? {
+          render: () => metrics.text(),
+          adminToken: metricsConfig.requireAdminToken ? config.adminToken : undefined,
+        }
+      : undefined,
+    shuttingDown: () => shuttingDown,
+    observe: (event) => metrics.observe(event),
+    onAnswered: (entry) => {
+      if (logger.isLevelEnabled('debug')) logger.debug(entry, 'rpc request');
+    },
     onInternalError: (error, context) =>
       logger.warn(
         { ...context, err: error instanceof Error ? error.message : String(error) },
         'request failed in the gateway',
       ),
   });
+  const inFlight = new InFlight();
+  // Runs before the request handler: counts the request until its response is closed, and once
+  // the gateway is shutting down asks keep-alive clients to reconnect elsewhere.
+  server.prependListener('request', (_request, response) => {
+    const done = inFlight.begin();
+    if (shuttingDown) response.setHeader('connection', 'close');
+    response.once('close', () => {
+      done();
+      if (shuttingDown) server.closeIdleConnections();
+    });
+  });
   const address = await listen(server, config.port, config.host);
-  const url = `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
+  const url = `${config.tls ? 'https' : 'http'}://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
   publicUrl ||= url;
   logger.info({ url, networks: networks.map((n) => n.name) }, 'gateway listening');
   return {
@@ -134,14 +170,22 @@ export async function startGateway(
     keys: stores.keys,
     ledger: stores.ledger,
     usage: stores.usage,
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
+    metrics,
+    close() {
+      closing ??= (async () => {
+        shuttingDown = true;
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-      });
-      for (const network of networks) network.heads.stop();
-      await Promise.all(networks.map((n) => n.upstreams.close()));
-      if (!options.stores) await stores.close();
+        const finished = await inFlight.idle(config.shutdownTimeoutMs ?? 10_000);
+        if (!finished) logger.warn({ inFlight: inFlight.size }, 'shutdown: cutting requests still in flight');
+        if (finished) server.closeIdleConnections();
+        else server.closeAllConnections();
+        await closed;
+        for (const network of networks) network.heads.stop();
+        await Promise.all(networks.map((n) => (finished ? n.upstreams.close() : n.upstreams.destroy())));
+        if (!options.stores) await stores.close();
+      })();
+      return closing;
     },
   };
 }
