@@ -8,7 +8,7 @@ import { MemoryCreditLedger } from './credits/memory-ledger.ts';
 import { MemoryRateLimiter, type RateLimiter } from './credits/rate-limiter.ts';
 import { SqliteUsageRecorder, type UsageRecorder } from './credits/usage-recorder.ts';
 import { InFlight } from './http/drain.ts';
-import { createHttpServer, type HttpServerDependencies, listen } from './http/server.ts';
+import { type AccessEntry, createHttpServer, type HttpServerDependencies, listen } from './http/server.ts';
 import type { KeyStore } from './keys/key-store.ts';
 import { SqliteKeyStore } from './keys/sqlite-key-store.ts';
 import { methodTableFor } from './methods/index.ts';
@@ -20,6 +20,8 @@ import { createChainContext } from './upstream/chain-context.ts';
 import { HeadTracker } from './upstream/head-tracker.ts';
 import { HttpUpstream } from './upstream/http-upstream.ts';
 import { UpstreamPool } from './upstream/upstream-pool.ts';
+import { wsUrlOf } from './ws/upstream-subscriptions.ts';
+import { attachWebSocket } from './ws/ws-server.ts';
 
 export type Gateway = {
   /** http://host:port of the running server. */
@@ -83,6 +85,7 @@ export async function startGateway(
     (config.stores?.kind === 'shared'
       ? await openSharedStores(config.stores, { logger })
       : openEmbeddedStores(config.dataDir));
+  const wsUpstreams = new Map<Network, { urls: () => string[]; timeoutMs: number }>();
   const networks: Network[] = config.networks.map((n) => {
     const upstreams = new UpstreamPool(
       n.upstreams.map((url) => new HttpUpstream(url, { timeoutMs: n.timeoutMs })),
@@ -96,7 +99,7 @@ export async function startGateway(
       if (reorg) cache?.evictAfterReorg(finalized);
     });
     heads.start();
-    return {
+    const network: Network = {
       name: n.name,
       kind: n.kind,
       chainId: n.chainId,
@@ -109,12 +112,33 @@ export async function startGateway(
       chain: createChainContext(upstreams),
       inflight: new Map(),
     };
+    // Subscriptions go to the configured WebSocket nodes, else to the HTTP upstreams' ws:// twins,
+    // those whose breaker is not open first.
+    const configured = n.wsUpstreams;
+    wsUpstreams.set(network, {
+      timeoutMs: n.timeoutMs,
+      urls: () =>
+        configured ??
+        [...upstreams.members]
+          .sort((a, b) => Number(a.breaker.state === 'open') - Number(b.breaker.state === 'open'))
+          .map((m) => wsUrlOf(m.upstream.url)),
+    });
+    return network;
   });
   let publicUrl = config.publicUrl ?? '';
   const metrics = new GatewayMetrics(networks);
   const metricsConfig = config.metrics ?? { enabled: true, requireAdminToken: false };
   let shuttingDown = false;
   let closing: Promise<void> | undefined;
+  // One debug line per answered request: key id, network, method, status, ms (never the key).
+  const onAnswered = (entry: AccessEntry) => {
+    if (logger.isLevelEnabled('debug')) logger.debug(entry, 'rpc request');
+  };
+  const onInternalError: HttpServerDependencies['onInternalError'] = (error, context) =>
+    logger.warn(
+      { ...context, err: error instanceof Error ? error.message : String(error) },
+      'request failed in the gateway',
+    );
   const server = createHttpServer({
     networks,
     keys: stores.keys,
@@ -135,16 +159,25 @@ export async function startGateway(
       : undefined,
     shuttingDown: () => shuttingDown,
     observe: (event) => metrics.observe(event),
-    onAnswered: (entry) => {
-      if (logger.isLevelEnabled('debug')) logger.debug(entry, 'rpc request');
-    },
-    onInternalError: (error, context) =>
-      logger.warn(
-        { ...context, err: error instanceof Error ? error.message : String(error) },
-        'request failed in the gateway',
-      ),
+    onAnswered,
+    onInternalError,
   });
   const inFlight = new InFlight();
+  const webSockets = attachWebSocket(server, {
+    networks,
+    keys: stores.keys,
+    ledger: stores.ledger,
+    rateLimiter: stores.rateLimiter,
+    usage: stores.usage,
+    maxBodyBytes: config.maxBodyBytes,
+    maxBatchSize: config.maxBatchSize,
+    inFlight,
+    upstreamsOf: (network) => wsUpstreams.get(network)!,
+    onInternalError,
+    metrics,
+    observe: (event) => metrics.observe(event),
+    onAnswered,
+  });
   // Runs before the request handler: counts the request until its response is closed, and once
   // the gateway is shutting down asks keep-alive clients to reconnect elsewhere.
   server.prependListener('request', (_request, response) => {
@@ -178,6 +211,7 @@ export async function startGateway(
         server.closeIdleConnections();
         const finished = await inFlight.idle(config.shutdownTimeoutMs ?? 10_000);
         if (!finished) logger.warn({ inFlight: inFlight.size }, 'shutdown: cutting requests still in flight');
+        await webSockets.close();
         if (finished) server.closeIdleConnections();
         else server.closeAllConnections();
         await closed;

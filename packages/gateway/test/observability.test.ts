@@ -1,10 +1,12 @@
 // Metrics, health and readiness endpoints, the access log and graceful shutdown, against a real anvil.
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { type Anvil, startAnvil } from '@portico/devchain';
 import pino from 'pino';
+import WebSocket from 'ws';
 import { type Gateway, parseConfig, startGateway } from '../src/index.ts';
 import { closedPort, remaining, rpc } from './harness.ts';
 
@@ -310,6 +312,20 @@ describe('graceful shutdown', () => {
     assert.equal(reply.body.result, `0x${'0'.repeat(64)}`);
     await closing;
     assert.equal(closed, true);
+  });
+
+  test('open WebSocket connections are closed with 1001 when the gateway closes', async () => {
+    const gateway = await start(60_000);
+    const { key } = await gateway.keys.create({ name: 'ws' });
+    const socket = new WebSocket(`${gateway.networks[0].baseUrl.replace(/^http/, 'ws')}/ws/v3/${key}`);
+    await once(socket, 'open');
+    socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }));
+    const [answer] = await once(socket, 'message');
+    assert.equal(JSON.parse(String(answer)).result, '0x7a69');
+    const closedWith = once(socket, 'close');
+    await gateway.close();
+    const [code] = await closedWith;
+    assert.equal(code, 1001);
   });
 
   test('a request still running at the shutdown timeout is cut and close resolves', async () => {

@@ -35,7 +35,10 @@ export type RpcDependencies = {
  * only the forward stage is theirs.
  */
 export type SessionMethods = Readonly<
-  Record<string, { cost: number; call: (params: unknown[]) => Promise<ForwardResult> }>
+  Record<
+    string,
+    { cost: number; check?: (params: unknown[]) => void; call: (params: unknown[]) => Promise<ForwardResult> }
+  >
 >;
 
 export type RpcOutcome = {
@@ -148,7 +151,7 @@ async function handleItem(
     });
   try {
     const own = session && Object.hasOwn(session, request.method) ? session[request.method] : undefined;
-    const rule = own ? { cost: own.cost } : resolveMethod(network, request.method);
+    const rule = own ? { cost: own.cost, check: own.check } : resolveMethod(network, request.method);
     if (!Array.isArray(request.params)) {
       throw new GatewayError(
         'invalidParams',
