@@ -185,6 +185,7 @@ export async function startGateway(
     if (shuttingDown) response.setHeader('connection', 'close');
     response.once('close', () => {
       done();
+      if (response.headersSent) metrics.httpResponse(response.statusCode);
       if (shuttingDown) server.closeIdleConnections();
     });
   });

@@ -197,6 +197,7 @@ describe('metrics, health, readiness and the access log', () => {
         -1) >= 0,
     );
     assert.equal(metricValue(text, 'portico_upstream_up', { network: 'down', upstream: '0' }), 0);
+    assert.ok((metricValue(text, 'portico_http_responses_total', { status: '200' }) ?? 0) >= 5);
     assert.ok(!text.includes(key), 'the API key never appears in metrics');
     assert.ok(!text.includes(SECRET_PASSWORD) && !text.includes(SECRET_PATH));
     assert.ok(!text.includes('no_suchMethod'), 'unknown method names do not become labels');

@@ -47,6 +47,8 @@ export class GatewayMetrics {
   private readonly cacheHits: Counter<'network'>;
   private readonly cacheMisses: Counter<'network'>;
   private readonly byNetwork = new Map<Network, NetworkChildren>();
+  private readonly httpResponses: Counter<'status'>;
+  private readonly byStatus = new Map<number, Counter.Internal>();
   readonly wsConnections: Gauge;
   readonly wsSubscriptions: Gauge<'network'>;
 
@@ -143,6 +145,12 @@ export class GatewayMetrics {
         for (const network of networks) this.set({ network: network.name }, network.heads.finalized);
       },
     });
+    this.httpResponses = new Counter({
+      name: 'portico_http_responses_total',
+      help: 'HTTP responses by status, including refusals before the pipeline (401, 404, 413, 415)',
+      labelNames: ['status'],
+      registers,
+    });
     this.wsConnections = new Gauge({
       name: 'portico_ws_connections',
       help: 'Open WebSocket connections',
@@ -181,6 +189,16 @@ export class GatewayMetrics {
       }
       credits.inc(event.cost);
     }
+  }
+
+  /** Counts one HTTP response by its status. */
+  httpResponse(status: number) {
+    let child = this.byStatus.get(status);
+    if (!child) {
+      child = this.httpResponses.labels(String(status));
+      this.byStatus.set(status, child);
+    }
+    child.inc();
   }
 
   /** The text exposition format. */
