@@ -7,7 +7,7 @@ import { type EvmSeed, PorticoDemo, seedEvmChain } from '@portico/devchain';
 import { createPublicClient, createWalletClient, http, webSocket } from 'viem';
 import { foundry } from 'viem/chains';
 import WebSocket from 'ws';
-import { rpc, type Stack, startStack } from './harness.ts';
+import { closedPort, rpc, type Stack, startStack } from './harness.ts';
 
 type Message = {
   id?: number;
@@ -70,7 +70,11 @@ describe('WebSocket JSON-RPC', () => {
   const mine = () => rpc(stack.anvil.url, 'evm_mine');
 
   before(async () => {
-    stack = await startStack({ seed: false });
+    const down = await closedPort();
+    stack = await startStack({
+      seed: false,
+      extraNetworks: [{ name: 'down', chainId: 'eip155:31338', upstreams: [`http://127.0.0.1:${down}`] }],
+    });
     seed = await seedEvmChain(stack.anvil.url);
     const record = await stack.gateway.keys.authenticate(stack.key);
     keyId = record!.id;
@@ -148,6 +152,21 @@ describe('WebSocket JSON-RPC', () => {
       const spentBefore = await stack.gateway.ledger.spent(keyId);
       const reply = await client.call('eth_subscribe', ['newPendingTransactionsWithBodies']);
       assert.equal(reply.error?.code, -32602);
+      assert.equal(await stack.gateway.ledger.spent(keyId), spentBefore);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('eth_subscribe with no reachable upstream is -32603 and the credits are given back', {
+    timeout: 20_000,
+  }, async () => {
+    const downUrl = `${stack.gateway.networks[1].baseUrl.replace(/^http/, 'ws')}/ws/v3/${stack.key}`;
+    const client = await connect(downUrl);
+    try {
+      const spentBefore = await stack.gateway.ledger.spent(keyId);
+      const reply = await client.call('eth_subscribe', ['newHeads']);
+      assert.equal(reply.error?.code, -32603);
       assert.equal(await stack.gateway.ledger.spent(keyId), spentBefore);
     } finally {
       await client.close();
