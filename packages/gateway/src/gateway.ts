@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { MemoryResponseCache } from './cache/response-cache.ts';
@@ -6,17 +7,21 @@ import type { CreditLedger } from './credits/ledger.ts';
 import { MemoryCreditLedger } from './credits/memory-ledger.ts';
 import { MemoryRateLimiter, type RateLimiter } from './credits/rate-limiter.ts';
 import { SqliteUsageRecorder, type UsageRecorder } from './credits/usage-recorder.ts';
-import { createHttpServer, type HttpServerDependencies, listen } from './http/server.ts';
+import { InFlight } from './http/drain.ts';
+import { type AccessEntry, createHttpServer, type HttpServerDependencies, listen } from './http/server.ts';
 import type { KeyStore } from './keys/key-store.ts';
 import { SqliteKeyStore } from './keys/sqlite-key-store.ts';
 import { methodTableFor } from './methods/index.ts';
 import type { Network } from './network.ts';
+import { GatewayMetrics } from './observability/metrics.ts';
 import { openSharedStores } from './shared-stores/open-shared-stores.ts';
 import { openSqlite, type SqliteDatabase } from './store/sqlite.ts';
 import { createChainContext } from './upstream/chain-context.ts';
 import { HeadTracker } from './upstream/head-tracker.ts';
 import { HttpUpstream } from './upstream/http-upstream.ts';
 import { UpstreamPool } from './upstream/upstream-pool.ts';
+import { wsUrlOf } from './ws/upstream-subscriptions.ts';
+import { attachWebSocket } from './ws/ws-server.ts';
 
 export type Gateway = {
   /** http://host:port of the running server. */
@@ -25,6 +30,12 @@ export type Gateway = {
   keys: KeyStore;
   ledger: CreditLedger;
   usage: UsageRecorder;
+  /** The Prometheus registry behind `/metrics` (also when the endpoint is disabled). */
+  metrics: GatewayMetrics;
+  /**
+   * Stops accepting connections, lets requests in flight finish (at most `shutdownTimeoutMs`),
+   * then closes the remaining connections, the upstreams and the stores.
+   */
   close: () => Promise<void>;
 };
 
@@ -74,6 +85,7 @@ export async function startGateway(
     (config.stores?.kind === 'shared'
       ? await openSharedStores(config.stores, { logger })
       : openEmbeddedStores(config.dataDir));
+  const wsUpstreams = new Map<Network, { urls: () => string[]; timeoutMs: number }>();
   const networks: Network[] = config.networks.map((n) => {
     const upstreams = new UpstreamPool(
       n.upstreams.map(
@@ -90,7 +102,7 @@ export async function startGateway(
       if (reorg) cache?.evictAfterReorg(finalized);
     });
     heads.start();
-    return {
+    const network: Network = {
       name: n.name,
       kind: n.kind,
       chainId: n.chainId,
@@ -103,8 +115,33 @@ export async function startGateway(
       chain: createChainContext(upstreams),
       inflight: new Map(),
     };
+    // Subscriptions go to the configured WebSocket nodes, else to the HTTP upstreams' ws:// twins,
+    // those whose breaker is not open first.
+    const configured = n.wsUpstreams;
+    wsUpstreams.set(network, {
+      timeoutMs: n.timeoutMs,
+      urls: () =>
+        configured ??
+        [...upstreams.members]
+          .sort((a, b) => Number(a.breaker.state === 'open') - Number(b.breaker.state === 'open'))
+          .map((m) => wsUrlOf(m.upstream.url)),
+    });
+    return network;
   });
   let publicUrl = config.publicUrl ?? '';
+  const metrics = new GatewayMetrics(networks);
+  const metricsConfig = config.metrics ?? { enabled: true, requireAdminToken: false };
+  let shuttingDown = false;
+  let closing: Promise<void> | undefined;
+  // One debug line per answered request: key id, network, method, status, ms (never the key).
+  const onAnswered = (entry: AccessEntry) => {
+    if (logger.isLevelEnabled('debug')) logger.debug(entry, 'rpc request');
+  };
+  const onInternalError: HttpServerDependencies['onInternalError'] = (error, context) =>
+    logger.warn(
+      { ...context, err: error instanceof Error ? error.message : String(error) },
+      'request failed in the gateway',
+    );
   const server = createHttpServer({
     networks,
     keys: stores.keys,
@@ -116,14 +153,47 @@ export async function startGateway(
     admin: config.adminToken ? { adminToken: config.adminToken } : undefined,
     publicUrl: () => publicUrl,
     extraHandlers: options.extraHandlers,
-    onInternalError: (error, context) =>
-      logger.warn(
-        { ...context, err: error instanceof Error ? error.message : String(error) },
-        'request failed in the gateway',
-      ),
+    tls: config.tls && { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) },
+    metrics: metricsConfig.enabled
+      ? {
+          render: () => metrics.text(),
+          adminToken: metricsConfig.requireAdminToken ? config.adminToken : undefined,
+        }
+      : undefined,
+    shuttingDown: () => shuttingDown,
+    observe: (event) => metrics.observe(event),
+    onAnswered,
+    onInternalError,
+  });
+  const inFlight = new InFlight();
+  const webSockets = attachWebSocket(server, {
+    networks,
+    keys: stores.keys,
+    ledger: stores.ledger,
+    rateLimiter: stores.rateLimiter,
+    usage: stores.usage,
+    maxBodyBytes: config.maxBodyBytes,
+    maxBatchSize: config.maxBatchSize,
+    inFlight,
+    upstreamsOf: (network) => wsUpstreams.get(network)!,
+    onInternalError,
+    metrics,
+    observe: (event) => metrics.observe(event),
+    onAnswered,
+  });
+  // Runs before the request handler: counts the request until its response is closed, and once
+  // the gateway is shutting down asks keep-alive clients to reconnect elsewhere.
+  server.prependListener('request', (_request, response) => {
+    const done = inFlight.begin();
+    if (shuttingDown) response.setHeader('connection', 'close');
+    response.once('close', () => {
+      done();
+      if (response.headersSent) metrics.httpResponse(response.statusCode);
+      if (shuttingDown) server.closeIdleConnections();
+    });
   });
   const address = await listen(server, config.port, config.host);
-  const url = `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
+  const url = `${config.tls ? 'https' : 'http'}://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
   publicUrl ||= url;
   logger.info({ url, networks: networks.map((n) => n.name) }, 'gateway listening');
   return {
@@ -137,14 +207,23 @@ export async function startGateway(
     keys: stores.keys,
     ledger: stores.ledger,
     usage: stores.usage,
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
+    metrics,
+    close() {
+      closing ??= (async () => {
+        shuttingDown = true;
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-      });
-      for (const network of networks) network.heads.stop();
-      await Promise.all(networks.map((n) => n.upstreams.close()));
-      if (!options.stores) await stores.close();
+        const finished = await inFlight.idle(config.shutdownTimeoutMs ?? 10_000);
+        if (!finished) logger.warn({ inFlight: inFlight.size }, 'shutdown: cutting requests still in flight');
+        await webSockets.close();
+        if (finished) server.closeIdleConnections();
+        else server.closeAllConnections();
+        await closed;
+        for (const network of networks) network.heads.stop();
+        await Promise.all(networks.map((n) => (finished ? n.upstreams.close() : n.upstreams.destroy())));
+        if (!options.stores) await stores.close();
+      })();
+      return closing;
     },
   };
 }

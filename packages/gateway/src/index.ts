@@ -25,6 +25,8 @@ export {
 export { describeKey, type KeyView } from './keys/key-view.ts';
 export { SqliteKeyStore } from './keys/sqlite-key-store.ts';
 export { EVM_METHOD_RULES, EVM_PASSTHROUGH_METHODS } from './methods/evm/methods.ts';
+export { type Readiness, readiness } from './observability/health.ts';
+export { GatewayMetrics, type RpcItemEvent } from './observability/metrics.ts';
 export { GATEWAY_ERRORS, GatewayError, type NetworkKind } from './rpc/errors.ts';
 export {
   openSharedStores,

@@ -24,6 +24,8 @@ export type NetworkConfig = {
   cache: { enabled: boolean; maxEntries: number; unfinalizedTtlMs: number };
   /** Circuit breaker: failures in a row that set an upstream aside, and for how long. */
   breaker: { failures: number; cooldownMs: number };
+  /** WebSocket nodes for eth_subscribe (`ws://`/`wss://`); absent: derived from `upstreams`. */
+  wsUpstreams?: string[];
 };
 
 /** Where keys, usage and balances live: `embedded` (one instance) or `shared` (several instances). */
@@ -56,6 +58,12 @@ export type GatewayConfig = {
   networks: NetworkConfig[];
   /** Default (absent) `{ kind: 'embedded' }`. */
   stores?: StoresConfig;
+  /** `GET /metrics` (Prometheus). Default enabled, without a token. */
+  metrics?: { enabled: boolean; requireAdminToken: boolean };
+  /** PEM files of a certificate and its key: the gateway serves HTTPS (and wss://). */
+  tls?: { certFile: string; keyFile: string };
+  /** On close, how long in-flight requests may take to finish. Default 10000 ms. */
+  shutdownTimeoutMs?: number;
 };
 
 export class ConfigError extends Error {
@@ -76,6 +84,9 @@ const GATEWAY_KEYS = [
   'logLevel',
   'networks',
   'stores',
+  'metrics',
+  'tls',
+  'shutdownTimeoutMs',
 ];
 const STORES_KEYS = ['kind', 'databaseUrl', 'redisUrl', 'redisFailure', 'redisKeyPrefix'];
 const NETWORK_KEYS = [
@@ -90,6 +101,7 @@ const NETWORK_KEYS = [
   'headPollMs',
   'cache',
   'breaker',
+  'wsUpstreams',
 ];
 
 /** Reads a YAML or JSON config file. */
@@ -120,18 +132,46 @@ export function parseConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env):
     if (bases.has(base)) throw new ConfigError(`two networks share the base address ${base || '/'}`);
     bases.add(base);
   }
+  const adminToken = optionalString(substitute(root.adminToken, env, 'adminToken'), 'adminToken');
   return {
     host: optionalString(root.host, 'host') ?? '127.0.0.1',
     port: integer(root.port ?? 8545, 'port', 0, 65535),
     publicUrl: optionalString(root.publicUrl, 'publicUrl'),
     dataDir: optionalString(root.dataDir, 'dataDir'),
-    adminToken: optionalString(substitute(root.adminToken, env, 'adminToken'), 'adminToken'),
+    adminToken,
     maxBodyBytes: integer(root.maxBodyBytes ?? 1024 * 1024, 'maxBodyBytes', 1024, 100 * 1024 * 1024),
     maxBatchSize: integer(root.maxBatchSize ?? 100, 'maxBatchSize', 1, 1000),
     logLevel: optionalString(root.logLevel, 'logLevel') ?? 'info',
     networks: parsed,
     stores: parseStores(root.stores, env),
+    metrics: parseMetrics(root.metrics, adminToken !== undefined),
+    tls: parseTls(root.tls),
+    shutdownTimeoutMs: integer(root.shutdownTimeoutMs ?? 10_000, 'shutdownTimeoutMs', 0, 600_000),
   };
+}
+
+function parseMetrics(raw: unknown, hasAdminToken: boolean): GatewayConfig['metrics'] {
+  if (raw === undefined || raw === null) return { enabled: true, requireAdminToken: false };
+  const metrics = object(raw, 'metrics');
+  unknownKeys(metrics, ['enabled', 'requireAdminToken'], 'metrics');
+  for (const field of ['enabled', 'requireAdminToken'] as const) {
+    if (metrics[field] !== undefined && typeof metrics[field] !== 'boolean')
+      throw new ConfigError(`metrics.${field} must be true or false`);
+  }
+  const requireAdminToken = metrics.requireAdminToken === true;
+  if (requireAdminToken && !hasAdminToken)
+    throw new ConfigError('metrics.requireAdminToken needs adminToken to be set');
+  return { enabled: metrics.enabled !== false, requireAdminToken };
+}
+
+function parseTls(raw: unknown): GatewayConfig['tls'] {
+  if (raw === undefined || raw === null) return undefined;
+  const tls = object(raw, 'tls');
+  unknownKeys(tls, ['certFile', 'keyFile'], 'tls');
+  const certFile = optionalString(tls.certFile, 'tls.certFile');
+  const keyFile = optionalString(tls.keyFile, 'tls.keyFile');
+  if (!certFile || !keyFile) throw new ConfigError('tls needs both certFile and keyFile (PEM files)');
+  return { certFile, keyFile };
 }
 
 function parseStores(raw: unknown, env: NodeJS.ProcessEnv): StoresConfig {
@@ -210,6 +250,7 @@ function parseNetwork(raw: unknown, at: string, env: NodeJS.ProcessEnv): Network
     headPollMs: integer(network.headPollMs ?? 2000, `${at}.headPollMs`, 100, 600_000),
     cache: parseCache(network.cache, `${at}.cache`),
     breaker: parseBreaker(network.breaker, `${at}.breaker`),
+    wsUpstreams: parseWsUpstreams(network.wsUpstreams, env, `${at}.wsUpstreams`),
   };
 }
 
@@ -225,6 +266,21 @@ function parseCache(raw: unknown, at: string): NetworkConfig['cache'] {
     maxEntries: integer(cache.maxEntries ?? 10_000, `${at}.maxEntries`, 1, 10_000_000),
     unfinalizedTtlMs: integer(cache.unfinalizedTtlMs ?? 2000, `${at}.unfinalizedTtlMs`, 0, 3_600_000),
   };
+}
+
+function parseWsUpstreams(raw: unknown, env: NodeJS.ProcessEnv, at: string): string[] | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (!Array.isArray(raw) || raw.length === 0)
+    throw new ConfigError(`${at} must be a non-empty list of URLs`);
+  return raw.map((u, i) => {
+    const value = substitute(u, env, `${at}[${i}]`);
+    try {
+      if (typeof value !== 'string' || !['ws:', 'wss:'].includes(new URL(value).protocol)) throw new Error();
+    } catch {
+      throw new ConfigError(`${at}[${i}] must be a ws(s) URL`);
+    }
+    return value;
+  });
 }
 
 function parseBreaker(raw: unknown, at: string): NetworkConfig['breaker'] {

@@ -1,9 +1,12 @@
+import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { type AdminDependencies, handleAdmin } from '../admin/admin-api.ts';
 import { nextUtcMidnight } from '../credits/day.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import type { Network } from '../network.ts';
+import { readiness } from '../observability/health.ts';
 import { authenticate } from '../pipeline/authenticate.ts';
 import { enforceRequestSettings } from '../pipeline/enforce-settings.ts';
 import { handleRpc, type RpcDependencies } from '../pipeline/handle-rpc.ts';
@@ -21,10 +24,31 @@ export type HttpServerDependencies = RpcDependencies & {
   publicUrl: () => string;
   /** Tried in order for paths that are not RPC, /healthz or /admin; one that returns true answered. */
   extraHandlers?: readonly ((request: IncomingMessage, response: ServerResponse) => boolean)[];
+  /** Certificate and key (PEM): the server speaks HTTPS. */
+  tls?: { cert: Buffer; key: Buffer };
+  /** `GET /metrics` in Prometheus text format; with `adminToken`, only for `Authorization: Bearer`. */
+  metrics?: { render: () => Promise<{ contentType: string; body: string }>; adminToken?: string };
+  /** True once the gateway is shutting down (`/readyz` answers 503). */
+  shuttingDown?: () => boolean;
+  /** Told once per answered RPC request (access log); key ids only. */
+  onAnswered?: (entry: AccessEntry) => void;
 };
 
+export type AccessEntry = {
+  transport: 'http' | 'ws';
+  keyId: string;
+  network: string;
+  /** The method, or `batch` for a batch. */
+  method: string;
+  batchSize?: number;
+  status: number;
+  ms: number;
+};
+
+export type GatewayServer = Server | HttpsServer;
+
 /** The gateway's HTTP front: RPC at `{base}/v3/<key>`, `/healthz`, and the admin API. */
-export function createHttpServer(deps: HttpServerDependencies): Server {
+export function createHttpServer(deps: HttpServerDependencies): GatewayServer {
   const adminDeps: AdminDependencies | undefined = deps.admin && {
     ...deps.admin,
     keys: deps.keys,
@@ -33,7 +57,7 @@ export function createHttpServer(deps: HttpServerDependencies): Server {
     networks: deps.networks,
     publicUrl: deps.publicUrl,
   };
-  const server = createServer((request, response) => {
+  const listener = (request: IncomingMessage, response: ServerResponse) => {
     handle(request, response, deps, adminDeps).catch(() => {
       if (!response.headersSent)
         sendJson(
@@ -43,7 +67,8 @@ export function createHttpServer(deps: HttpServerDependencies): Server {
         );
       else response.destroy();
     });
-  });
+  };
+  const server = deps.tls ? createHttpsServer(deps.tls, listener) : createServer(listener);
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   return server;
@@ -61,6 +86,11 @@ async function handle(
     return;
   }
   if (path === '/healthz') return sendJson(response, 200, { status: 'ok' });
+  if (path === '/readyz') {
+    const report = readiness(deps.networks, deps.shuttingDown?.() ?? false);
+    return sendJson(response, report.ready ? 200 : 503, report);
+  }
+  if (path === '/metrics' && deps.metrics) return sendMetrics(request, response, deps.metrics);
   if (path === '/admin' || path.startsWith('/admin/')) {
     if (!admin)
       return sendJson(response, 404, { error: { code: 'not_found', message: 'the admin API is disabled' } });
@@ -133,7 +163,19 @@ async function handle(
     }
     throw error;
   }
+  const started = deps.onAnswered ? performance.now() : 0;
   const outcome = await handleRpc(text, network, record, deps);
+  if (deps.onAnswered) {
+    deps.onAnswered({
+      transport: 'http',
+      keyId: record.id,
+      network: network.name,
+      method: outcome.method,
+      batchSize: outcome.batchSize,
+      status: outcome.body === undefined ? 204 : outcome.status,
+      ms: Math.round((performance.now() - started) * 100) / 100,
+    });
+  }
   const headers: Record<string, string> = {};
   if (outcome.remaining !== undefined) {
     headers['x-credits-remaining'] = String(outcome.remaining);
@@ -147,7 +189,35 @@ async function handle(
   sendJson(response, outcome.status, outcome.body, headers);
 }
 
-export function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+async function sendMetrics(
+  request: IncomingMessage,
+  response: ServerResponse,
+  metrics: NonNullable<HttpServerDependencies['metrics']>,
+) {
+  if (metrics.adminToken !== undefined) {
+    const header = request.headers.authorization;
+    const presented = Buffer.from(header?.startsWith('Bearer ') ? header.slice(7) : '');
+    const token = Buffer.from(metrics.adminToken);
+    if (presented.length !== token.length || !timingSafeEqual(presented, token)) {
+      return sendJson(
+        response,
+        401,
+        {
+          error: {
+            code: 'unauthorized',
+            message: 'admin token required: send Authorization: Bearer <admin token>',
+          },
+        },
+        { 'www-authenticate': 'Bearer' },
+      );
+    }
+  }
+  const { contentType, body } = await metrics.render();
+  response.writeHead(200, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
+  response.end(body);
+}
+
+export function listen(server: GatewayServer, port: number, host: string): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

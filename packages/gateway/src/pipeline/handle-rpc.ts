@@ -3,6 +3,7 @@ import type { RateLimiter } from '../credits/rate-limiter.ts';
 import type { UsageRecorder } from '../credits/usage-recorder.ts';
 import type { ApiKeyRecord } from '../keys/key-store.ts';
 import type { Network } from '../network.ts';
+import type { RpcItemEvent } from '../observability/metrics.ts';
 import { GatewayError } from '../rpc/errors.ts';
 import {
   errorResponse,
@@ -14,7 +15,7 @@ import {
 } from '../rpc/jsonrpc.ts';
 import { charge, limitRate } from './charge.ts';
 import { enforceItemSettings } from './enforce-settings.ts';
-import { type CacheStatus, forward } from './forward.ts';
+import { type CacheStatus, type ForwardResult, forward } from './forward.ts';
 import { resolveMethod } from './resolve-method.ts';
 
 export type RpcDependencies = {
@@ -25,7 +26,21 @@ export type RpcDependencies = {
   maxBatchSize: number;
   /** Told of failures the gateway itself could not help (upstream down, bugs); never of keys. */
   onInternalError?: (error: unknown, context: { network: string; method: string; keyId: string }) => void;
+  /** Told of every answered item (metrics); never of keys, only key ids. */
+  observe?: (event: RpcItemEvent) => void;
 };
+
+/**
+ * Methods a connection serves itself (a WebSocket's eth_subscribe / eth_unsubscribe): they go
+ * through the same stages (rate limit, charge, record, refund on failure) as every other method,
+ * only the forward stage is theirs.
+ */
+export type SessionMethods = Readonly<
+  Record<
+    string,
+    { cost: number; check?: (params: unknown[]) => void; call: (params: unknown[]) => Promise<ForwardResult> }
+  >
+>;
 
 export type RpcOutcome = {
   /** HTTP status of the whole answer. */
@@ -36,6 +51,9 @@ export type RpcOutcome = {
   remaining?: number;
   /** For a single request: whether the cache answered it. */
   cache?: CacheStatus;
+  /** For logs: the method of a single request (at most 64 characters), or `batch`. */
+  method: string;
+  batchSize?: number;
 };
 
 type ItemOutcome = { response?: JsonRpcResponse; status: number; remaining?: number; cache?: CacheStatus };
@@ -46,13 +64,16 @@ export async function handleRpc(
   network: Network,
   key: ApiKeyRecord,
   deps: RpcDependencies,
+  session?: SessionMethods,
 ): Promise<RpcOutcome> {
   let parsed: ParsedBody;
   try {
     parsed = parseBody(text);
   } catch (error) {
     const gatewayError = asGatewayError(error);
+    observeRefusal(deps, network, key, '(unparsed)', gatewayError);
     return {
+      method: '(unparsed)',
       status: gatewayError.httpStatus,
       body: errorResponse(null, { code: gatewayError.code(network.kind), message: gatewayError.message }),
     };
@@ -62,28 +83,41 @@ export async function handleRpc(
       'batchTooLarge',
       `batch too large: ${parsed.items.length} requests, at most ${deps.maxBatchSize} are allowed in one batch`,
     );
+    observeRefusal(deps, network, key, '(batch too large)', error);
     return {
+      method: 'batch',
+      batchSize: parsed.items.length,
       status: error.httpStatus,
       body: errorResponse(null, { code: error.code(network.kind), message: error.message }),
     };
   }
   if (!parsed.batch) {
-    const outcome = await handleItem(parsed.items[0], network, key, deps);
+    const outcome = await handleItem(parsed.items[0], network, key, deps, session);
+    const item = parsed.items[0];
     return {
+      method: item.ok ? item.request.method.slice(0, 64) : '(invalid request)',
       status: outcome.response ? outcome.status : 204,
       body: outcome.response,
       remaining: outcome.remaining,
       cache: outcome.cache,
     };
   }
-  const outcomes = await Promise.all(parsed.items.map((item) => handleItem(item, network, key, deps)));
+  const outcomes = await Promise.all(
+    parsed.items.map((item) => handleItem(item, network, key, deps, session)),
+  );
   const responses = outcomes.flatMap((outcome) => (outcome.response ? [outcome.response] : []));
   const remaining = outcomes.reduce<number | undefined>(
     (least, outcome) =>
       outcome.remaining === undefined ? least : Math.min(least ?? Infinity, outcome.remaining),
     undefined,
   );
-  return { status: responses.length ? 200 : 204, body: responses.length ? responses : undefined, remaining };
+  return {
+    method: 'batch',
+    batchSize: parsed.items.length,
+    status: responses.length ? 200 : 204,
+    body: responses.length ? responses : undefined,
+    remaining,
+  };
 }
 
 async function handleItem(
@@ -91,9 +125,11 @@ async function handleItem(
   network: Network,
   key: ApiKeyRecord,
   deps: RpcDependencies,
+  session: SessionMethods | undefined,
 ): Promise<ItemOutcome> {
   if (!item.ok) {
     deps.usage.record(key.id, '(invalid request)', 0, item.error.code(network.kind));
+    observeRefusal(deps, network, key, '(invalid request)', item.error);
     return {
       response: errorResponse(item.id, toErrorObject(item.error, network)),
       status: item.error.httpStatus,
@@ -103,11 +139,23 @@ async function handleItem(
   const id = request.id ?? null;
   let cost = 0;
   let remaining: number | undefined;
+  const started = deps.observe ? performance.now() : 0;
+  const observe = (errorCode: number | undefined, cache?: CacheStatus) =>
+    deps.observe?.({
+      network,
+      method: request.method,
+      keyId: key.id,
+      cost,
+      errorCode,
+      cache,
+      seconds: (performance.now() - started) / 1000,
+    });
   // Usage is kept per method name: names the network does not serve share one row, so a client
   // cannot grow the usage table by inventing methods.
   let recordedMethod = '(unknown method)';
   try {
-    const rule = resolveMethod(network, request.method);
+    const own = session && Object.hasOwn(session, request.method) ? session[request.method] : undefined;
+    const rule = own ? { cost: own.cost, check: own.check } : resolveMethod(network, request.method);
     recordedMethod = request.method;
     if (!Array.isArray(request.params)) {
       throw new GatewayError(
@@ -122,8 +170,9 @@ async function handleItem(
     await limitRate(deps.rateLimiter, key, request.method, rule.cost);
     remaining = await charge(deps.ledger, key, request.method, rule.cost);
     cost = rule.cost;
-    const reply = await forward(network, rule, request.method, params);
+    const reply = own ? await own.call(params) : await forward(network, rule, request.method, params);
     deps.usage.record(key.id, request.method, cost, reply.ok ? undefined : reply.error.code);
+    observe(reply.ok ? undefined : reply.error.code, reply.cache);
     if (isNotification) return { status: 200, remaining };
     return {
       response: reply.ok ? resultResponse(id, reply.result) : errorResponse(id, reply.error),
@@ -137,6 +186,7 @@ async function handleItem(
       // Charged but not served (upstream unreachable): the caller gets the credits back.
       await deps.ledger.refund(key.id, cost);
       remaining = remaining === undefined ? undefined : remaining + cost;
+      cost = 0;
     }
     if (gatewayError.kind === 'dailyCreditsExhausted') {
       remaining = (gatewayError.data as { remaining: number }).remaining;
@@ -145,7 +195,7 @@ async function handleItem(
       deps.onInternalError?.(error, { network: network.name, method: request.method, keyId: key.id });
     }
     deps.usage.record(key.id, recordedMethod, 0, gatewayError.code(network.kind));
-
+    observe(gatewayError.code(network.kind));
     if (isNotification) return { status: 200, remaining };
     return {
       response: errorResponse(id, toErrorObject(gatewayError, network)),
@@ -153,6 +203,23 @@ async function handleItem(
       remaining,
     };
   }
+}
+
+function observeRefusal(
+  deps: RpcDependencies,
+  network: Network,
+  key: ApiKeyRecord,
+  method: string,
+  error: GatewayError,
+) {
+  deps.observe?.({
+    network,
+    method,
+    keyId: key.id,
+    cost: 0,
+    errorCode: error.code(network.kind),
+    seconds: 0,
+  });
 }
 
 function asGatewayError(error: unknown): GatewayError {

@@ -24,12 +24,15 @@ export class HttpUpstream {
   private readonly timeoutMs: number;
   private readonly parse: (text: string) => unknown;
   private nextId = 1;
+  /** host:port of the upstream, safe for logs and metrics (no path, query or credentials). */
+  readonly host: string;
 
   constructor(
     readonly url: string,
     options: HttpUpstreamOptions = {},
   ) {
     const parsed = new URL(url);
+    this.host = parsed.host;
     this.pool = new Pool(parsed.origin, { connections: options.connections ?? 64, pipelining: 1 });
     this.path = `${parsed.pathname}${parsed.search}`;
     this.headers = { 'content-type': 'application/json' };
@@ -88,5 +91,10 @@ export class HttpUpstream {
 
   async close() {
     await this.pool.close();
+  }
+
+  /** Closes at once, failing calls still running (for a shutdown past its deadline). */
+  async destroy() {
+    await this.pool.destroy();
   }
 }

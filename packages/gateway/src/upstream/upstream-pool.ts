@@ -86,4 +86,9 @@ export class UpstreamPool {
   async close() {
     await Promise.all(this.members.map((m) => m.upstream.close()));
   }
+
+  /** Closes every upstream at once, failing calls still running. */
+  async destroy() {
+    await Promise.all(this.members.map((m) => m.upstream.destroy()));
+  }
 }

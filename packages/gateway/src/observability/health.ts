@@ -1,0 +1,32 @@
+import type { Network } from '../network.ts';
+
+export type UpstreamHealth = { upstream: number; host: string; breaker: string; head: number; up: boolean };
+
+export type Readiness = {
+  ready: boolean;
+  status: 'ready' | 'not ready' | 'shutting down';
+  networks: Record<string, { ready: boolean; upstreams: UpstreamHealth[] }>;
+};
+
+/**
+ * Ready when every network has at least one upstream whose breaker is not open and that reported
+ * a head, and the gateway is not shutting down. Upstreams are shown by index and host only.
+ */
+export function readiness(networks: readonly Network[], shuttingDown: boolean): Readiness {
+  const detail: Readiness['networks'] = {};
+  let all = true;
+  for (const network of networks) {
+    const upstreams = network.upstreams.members.map((m, index) => ({
+      upstream: index,
+      host: m.upstream.host,
+      breaker: m.breaker.state,
+      head: m.head,
+      up: m.breaker.state !== 'open' && m.head >= 0,
+    }));
+    const ready = upstreams.some((u) => u.up);
+    all &&= ready;
+    detail[network.name] = { ready, upstreams };
+  }
+  const ready = all && !shuttingDown;
+  return { ready, status: shuttingDown ? 'shutting down' : ready ? 'ready' : 'not ready', networks: detail };
+}

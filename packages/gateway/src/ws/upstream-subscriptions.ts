@@ -1,0 +1,244 @@
+import type { Gauge } from 'prom-client';
+import WebSocket from 'ws';
+import type { ForwardResult } from '../pipeline/forward.ts';
+import { GatewayError, invalidParams } from '../rpc/errors.ts';
+import type { JsonRpcError } from '../rpc/jsonrpc.ts';
+import { sanitiseUpstreamMessage, upstreamSecrets } from '../upstream/sanitise.ts';
+
+/** Subscription types relayed to the upstream. */
+const SUBSCRIPTION_TYPES = new Set(['newHeads', 'logs']);
+export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
+
+/** ws:// or wss:// address of an upstream's WebSocket endpoint, derived from its http(s) URL. */
+export function wsUrlOf(httpUrl: string): string {
+  const url = new URL(httpUrl);
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  return url.toString();
+}
+
+/** Checks eth_subscribe parameters before anything is charged (a refusal is -32602). */
+export function checkSubscribe(params: unknown[], active: number) {
+  const [type, filter] = params;
+  if (typeof type !== 'string' || !SUBSCRIPTION_TYPES.has(type)) {
+    throw invalidParams(
+      `eth_subscribe: params[0] must be one of ${[...SUBSCRIPTION_TYPES].join(', ')}, got ${JSON.stringify(type)?.slice(0, 40)}`,
+    );
+  }
+  if (type === 'newHeads' && params.length > 1)
+    throw invalidParams('eth_subscribe: newHeads takes no filter');
+  if (
+    type === 'logs' &&
+    params.length > 1 &&
+    (typeof filter !== 'object' || filter === null || Array.isArray(filter))
+  )
+    throw invalidParams(
+      'eth_subscribe: the logs filter (params[1]) must be an object with address and/or topics',
+    );
+  if (params.length > 2) throw invalidParams('eth_subscribe takes at most two parameters');
+  if (active >= MAX_SUBSCRIPTIONS_PER_CONNECTION)
+    throw invalidParams(
+      `eth_subscribe: at most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions per connection; eth_unsubscribe some first`,
+    );
+}
+
+type Pending = {
+  method: string;
+  resolve: (reply: ForwardResult) => void;
+  reject: (error: unknown) => void;
+  timer: NodeJS.Timeout;
+};
+
+export type UpstreamSubscriptionsOptions = {
+  /** Upstream WebSocket addresses in the order to try (called when a connection is needed). */
+  urls: () => string[];
+  timeoutMs: number;
+  /** Receives each `eth_subscription` notification of this connection's subscriptions. */
+  notify: (message: unknown) => void;
+  /** Called when the upstream connection is lost while subscriptions were active. */
+  lost: () => void;
+  gauge?: Gauge.Internal<string>;
+};
+
+/**
+ * One client connection's subscriptions, relayed over one upstream WebSocket opened on the first
+ * eth_subscribe. Subscription ids are the upstream's (the upstream connection is this client's
+ * alone); upstream error text is cleaned of addresses and secrets like HTTP answers are.
+ */
+export class UpstreamSubscriptions {
+  private socket: WebSocket | undefined;
+  private opening: Promise<WebSocket> | undefined;
+  private readonly pending = new Map<number, Pending>();
+  private readonly active = new Set<string>();
+  /** Notifications of subscriptions whose eth_subscribe answer is not delivered yet. */
+  private readonly held = new Map<string, unknown[]>();
+  private nextId = 1;
+  private closed = false;
+
+  constructor(private readonly options: UpstreamSubscriptionsOptions) {}
+
+  get size() {
+    return this.active.size;
+  }
+
+  async subscribe(params: unknown[]): Promise<ForwardResult> {
+    const reply = await this.request('eth_subscribe', params);
+    if (reply.ok && typeof reply.result === 'string') {
+      // Notifications that came with the answer wait until the answer itself has been sent
+      // (the answer goes out in the same turn of the event loop, after this returns).
+      const id = reply.result;
+      setImmediate(() => {
+        const queued = this.held.get(id);
+        this.held.delete(id);
+        if (queued && this.active.has(id)) for (const message of queued) this.options.notify(message);
+      });
+    }
+    return reply;
+  }
+
+  async unsubscribe(params: unknown[]): Promise<ForwardResult> {
+    const [id] = params;
+    if (typeof id !== 'string' || params.length !== 1)
+      throw invalidParams('eth_unsubscribe takes one parameter: the subscription id');
+    if (!this.active.has(id)) return { ok: true, result: false, cache: 'BYPASS' };
+    this.forget(id);
+    return this.request('eth_unsubscribe', [id]);
+  }
+
+  /** Drops every subscription and the upstream connection. */
+  close() {
+    this.closed = true;
+    for (const id of [...this.active]) this.forget(id);
+    this.failPending(new GatewayError('upstreamUnavailable', 'The connection was closed'));
+    this.socket?.terminate();
+    this.socket = undefined;
+  }
+
+  private forget(id: string) {
+    if (this.active.delete(id)) this.options.gauge?.dec();
+    this.held.delete(id);
+  }
+
+  private async request(method: string, params: unknown[]): Promise<ForwardResult> {
+    const socket = await this.connect();
+    const id = this.nextId++;
+    return new Promise<ForwardResult>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new GatewayError('upstreamTimeout', 'Upstream node timed out'));
+      }, this.options.timeoutMs);
+      this.pending.set(id, { method, resolve, reject, timer });
+      socket.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+    });
+  }
+
+  private connect(): Promise<WebSocket> {
+    if (this.closed)
+      return Promise.reject(new GatewayError('upstreamUnavailable', 'The connection was closed'));
+    if (this.socket?.readyState === WebSocket.OPEN) return Promise.resolve(this.socket);
+    this.opening ??= this.openFirst().finally(() => {
+      this.opening = undefined;
+    });
+    return this.opening;
+  }
+
+  private async openFirst(): Promise<WebSocket> {
+    for (const url of this.options.urls()) {
+      try {
+        const socket = await this.open(url);
+        if (this.closed) {
+          socket.terminate();
+          break;
+        }
+        this.socket = socket;
+        return socket;
+      } catch {
+        // next upstream
+      }
+    }
+    throw new GatewayError('upstreamUnavailable', 'No upstream node is available for subscriptions');
+  }
+
+  private open(url: string): Promise<WebSocket> {
+    const secrets = upstreamSecrets(url.replace(/^ws/, 'http'));
+    return new Promise((resolve, reject) => {
+      const socket = new WebSocket(url, {
+        handshakeTimeout: this.options.timeoutMs,
+        maxPayload: 64 * 1024 * 1024,
+      });
+      socket.once('open', () => {
+        socket.off('error', reject);
+        socket.on('error', () => socket.terminate());
+        socket.on('message', (data) => this.receive(String(data), secrets));
+        socket.on('close', () => this.lostUpstream(socket));
+        resolve(socket);
+      });
+      socket.once('error', reject);
+    });
+  }
+
+  private receive(text: string, secrets: string[]) {
+    let message: {
+      id?: unknown;
+      method?: unknown;
+      result?: unknown;
+      error?: JsonRpcError;
+      params?: { subscription?: unknown; result?: unknown };
+    };
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (message.method === 'eth_subscription') {
+      const subscription = message.params?.subscription;
+      if (typeof subscription !== 'string' || !this.active.has(subscription)) return;
+      const notification = {
+        jsonrpc: '2.0',
+        method: 'eth_subscription',
+        params: { subscription, result: message.params?.result },
+      };
+      const queued = this.held.get(subscription);
+      if (queued) queued.push(notification);
+      else this.options.notify(notification);
+      return;
+    }
+    if (typeof message.id !== 'number') return;
+    const pending = this.pending.get(message.id);
+    if (!pending) return;
+    this.pending.delete(message.id);
+    clearTimeout(pending.timer);
+    if (message.error && typeof message.error === 'object') {
+      const error: JsonRpcError = {
+        code: typeof message.error.code === 'number' ? message.error.code : -32603,
+        message: sanitiseUpstreamMessage(String(message.error.message ?? 'upstream error'), secrets),
+      };
+      pending.resolve({ ok: false, error, cache: 'BYPASS' });
+      return;
+    }
+    if (pending.method === 'eth_subscribe' && typeof message.result === 'string') {
+      // Registered here, synchronously, so notifications in the same read are not lost.
+      this.active.add(message.result);
+      this.held.set(message.result, []);
+      this.options.gauge?.inc();
+    }
+    pending.resolve({ ok: true, result: message.result ?? null, cache: 'BYPASS' });
+  }
+
+  private lostUpstream(socket: WebSocket) {
+    if (this.socket !== socket) return;
+    this.socket = undefined;
+    this.failPending(new GatewayError('upstreamUnavailable', 'Upstream node unavailable'));
+    if (this.active.size > 0 && !this.closed) {
+      for (const id of [...this.active]) this.forget(id);
+      this.options.lost();
+    }
+  }
+
+  private failPending(error: GatewayError) {
+    for (const [id, pending] of this.pending) {
+      clearTimeout(pending.timer);
+      this.pending.delete(id);
+      pending.reject(error);
+    }
+  }
+}

@@ -1,0 +1,193 @@
+import { type IncomingMessage, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import WebSocket, { WebSocketServer } from 'ws';
+import type { InFlight } from '../http/drain.ts';
+import { routeRpc } from '../http/route.ts';
+import type { AccessEntry, GatewayServer } from '../http/server.ts';
+import type { KeyStore } from '../keys/key-store.ts';
+import type { Network } from '../network.ts';
+import type { GatewayMetrics } from '../observability/metrics.ts';
+import { authenticate } from '../pipeline/authenticate.ts';
+import { enforceRequestSettings } from '../pipeline/enforce-settings.ts';
+import { handleRpc, type RpcDependencies, type SessionMethods } from '../pipeline/handle-rpc.ts';
+import { GatewayError } from '../rpc/errors.ts';
+import { errorResponse } from '../rpc/jsonrpc.ts';
+import { checkSubscribe, UpstreamSubscriptions } from './upstream-subscriptions.ts';
+
+/** A client that does not read its socket is cut off past this many unsent bytes. */
+const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+
+export type WebSocketDependencies = RpcDependencies & {
+  networks: readonly Network[];
+  keys: KeyStore;
+  maxBodyBytes: number;
+  inFlight: InFlight;
+  /** Upstream WebSocket addresses of a network, in the order to try, and its call timeout. */
+  upstreamsOf: (network: Network) => { urls: () => string[]; timeoutMs: number };
+  metrics?: GatewayMetrics;
+  onAnswered?: (entry: AccessEntry) => void;
+};
+
+/**
+ * JSON-RPC over WebSocket at `{base}/ws/v3/<key>`: the key is checked at the upgrade (401 before
+ * any socket is opened), every message runs through the same pipeline as an HTTP body (same
+ * methods, prices, limits and records), and eth_subscribe / eth_unsubscribe are served by the
+ * connection itself, relayed to an upstream WebSocket and charged through the same stages.
+ */
+export function attachWebSocket(server: GatewayServer, deps: WebSocketDependencies) {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: deps.maxBodyBytes });
+  const sessions = new Set<{ socket: WebSocket; subscriptions: UpstreamSubscriptions }>();
+  let closing = false;
+
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    upgrade(request, socket, head).catch(() =>
+      refuse(socket, 500, errorResponse(null, { code: -32603, message: 'Internal error in the gateway' })),
+    );
+  });
+
+  async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer) {
+    if (closing) {
+      return refuse(
+        socket,
+        503,
+        errorResponse(null, { code: -32603, message: 'the gateway is shutting down' }),
+      );
+    }
+    const path = (request.url ?? '/').split('?')[0];
+    const route = routeWebSocket(deps.networks, request.headers.host, path);
+    if (!route) {
+      const known = deps.networks.map((n) => `${n.basePath}/ws/v3/<API_KEY>`).join(', ');
+      return refuse(
+        socket,
+        404,
+        errorResponse(null, { code: -32600, message: `no WebSocket RPC at ${path}; addresses are ${known}` }),
+      );
+    }
+    const { network } = route;
+    let record: Awaited<ReturnType<typeof authenticate>>;
+    try {
+      record = await authenticate(deps.keys, route.key);
+      enforceRequestSettings(record, {
+        origin: request.headers.origin,
+        userAgent: request.headers['user-agent'],
+        authorization: request.headers.authorization,
+      });
+    } catch (error) {
+      const refusal =
+        error instanceof GatewayError ? error : new GatewayError('internal', 'Internal error in the gateway');
+      return refuse(
+        socket,
+        refusal.httpStatus,
+        errorResponse(null, { code: refusal.code(network.kind), message: refusal.message }),
+      );
+    }
+    if (closing) {
+      return refuse(
+        socket,
+        503,
+        errorResponse(null, { code: -32603, message: 'the gateway is shutting down' }),
+      );
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => serve(ws, network, record));
+  }
+
+  function serve(ws: WebSocket, network: Network, key: Awaited<ReturnType<typeof authenticate>>) {
+    const send = (value: unknown) => {
+      if (ws.readyState !== WebSocket.OPEN) return;
+      if (ws.bufferedAmount > MAX_BUFFERED_BYTES) {
+        ws.close(1013, 'client too slow: messages are not being read');
+        return;
+      }
+      ws.send(JSON.stringify(value));
+    };
+    const upstream = deps.upstreamsOf(network);
+    const subscriptions = new UpstreamSubscriptions({
+      urls: upstream.urls,
+      timeoutMs: upstream.timeoutMs,
+      notify: send,
+      lost: () => ws.close(1011, 'upstream subscription connection lost; reconnect and subscribe again'),
+      gauge: deps.metrics?.wsSubscriptions.labels(network.name),
+    });
+    const session = { socket: ws, subscriptions };
+    sessions.add(session);
+    deps.metrics?.wsConnections.inc();
+    const methods: SessionMethods = {
+      eth_subscribe: {
+        cost: network.methods.passthrough.cost,
+        check: (params) => checkSubscribe(params, subscriptions.size),
+        call: (params) => subscriptions.subscribe(params),
+      },
+      eth_unsubscribe: { cost: 0, call: (params) => subscriptions.unsubscribe(params) },
+    };
+    ws.on('message', (data) => {
+      const done = deps.inFlight.begin();
+      const started = deps.onAnswered ? performance.now() : 0;
+      handleRpc(String(data), network, key, deps, methods)
+        .then((outcome) => {
+          if (outcome.body !== undefined) send(outcome.body);
+          deps.onAnswered?.({
+            transport: 'ws',
+            keyId: key.id,
+            network: network.name,
+            method: outcome.method,
+            batchSize: outcome.batchSize,
+            status: outcome.body === undefined ? 204 : outcome.status,
+            ms: Math.round((performance.now() - started) * 100) / 100,
+          });
+        })
+        .catch(() => send(errorResponse(null, { code: -32603, message: 'Internal error in the gateway' })))
+        .finally(done);
+    });
+    ws.on('error', () => ws.terminate());
+    ws.on('close', () => {
+      subscriptions.close();
+      sessions.delete(session);
+      deps.metrics?.wsConnections.dec();
+    });
+  }
+
+  return {
+    /** Refuses new upgrades, closes every connection (1001) and waits for them, at most `timeoutMs`. */
+    async close(timeoutMs = 1000) {
+      closing = true;
+      const open = [...sessions];
+      await Promise.all(
+        open.map(
+          ({ socket, subscriptions }) =>
+            new Promise<void>((resolve) => {
+              subscriptions.close();
+              if (socket.readyState === WebSocket.CLOSED) return resolve();
+              const timer = setTimeout(() => socket.terminate(), timeoutMs);
+              socket.once('close', () => {
+                clearTimeout(timer);
+                resolve();
+              });
+              socket.close(1001, 'the gateway is shutting down');
+            }),
+        ),
+      );
+      wss.close();
+    },
+  };
+}
+
+/** `{base}/ws/v3/<key>` is routed like `{base}/v3/<key>`. */
+function routeWebSocket(networks: readonly Network[], host: string | undefined, path: string) {
+  const match = /^(.*)\/ws(\/v3(?:\/.*)?)$/.exec(path);
+  if (!match) return undefined;
+  const route = routeRpc(networks, host, `${match[1]}${match[2]}`);
+  return route === undefined || route === 'no-network' ? undefined : route;
+}
+
+function refuse(socket: Duplex, status: number, body: unknown) {
+  if (!socket.writable) return socket.destroy();
+  const text = JSON.stringify(body);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
+      'content-type: application/json\r\n' +
+      `content-length: ${Buffer.byteLength(text)}\r\n` +
+      'connection: close\r\n\r\n' +
+      text,
+  );
+}

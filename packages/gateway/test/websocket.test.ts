@@ -1,0 +1,232 @@
+// JSON-RPC over WebSocket at {base}/ws/v3/<key>: auth at the upgrade, the same pipeline as HTTP,
+// and eth_subscribe relayed from anvil's own WebSocket while anvil mines real blocks.
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { after, before, describe, test } from 'node:test';
+import { type EvmSeed, PorticoDemo, seedEvmChain } from '@portico/devchain';
+import { createPublicClient, createWalletClient, http, webSocket } from 'viem';
+import { foundry } from 'viem/chains';
+import WebSocket from 'ws';
+import { closedPort, rpc, type Stack, startStack } from './harness.ts';
+
+type Message = {
+  id?: number;
+  method?: string;
+  result?: unknown;
+  error?: { code: number; message: string };
+  params?: { subscription: string; result: Record<string, unknown> };
+};
+
+/** A raw WebSocket JSON-RPC client that lets a test wait for the message it expects. */
+async function connect(url: string) {
+  const socket = new WebSocket(url);
+  const queued: Message[] = [];
+  const waiters: { want: (m: Message) => boolean; resolve: (m: Message) => void }[] = [];
+  socket.on('message', (data) => {
+    const message = JSON.parse(String(data)) as Message;
+    const index = waiters.findIndex((w) => w.want(message));
+    if (index >= 0) waiters.splice(index, 1)[0].resolve(message);
+    else queued.push(message);
+  });
+  await once(socket, 'open');
+  let nextId = 1;
+  const next = (want: (m: Message) => boolean): Promise<Message> => {
+    const index = queued.findIndex(want);
+    if (index >= 0) return Promise.resolve(queued.splice(index, 1)[0]);
+    return new Promise((resolve) => waiters.push({ want, resolve }));
+  };
+  return {
+    socket,
+    next,
+    send: (value: unknown) => socket.send(typeof value === 'string' ? value : JSON.stringify(value)),
+    call(method: string, params: unknown[] = []) {
+      const id = nextId++;
+      socket.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+      return next((m) => m.id === id);
+    },
+    async close() {
+      if (socket.readyState === WebSocket.CLOSED) return;
+      const closed = once(socket, 'close');
+      socket.close();
+      await closed;
+    },
+  };
+}
+
+/** The status of a refused upgrade. */
+async function upgradeStatus(url: string): Promise<number> {
+  const socket = new WebSocket(url);
+  socket.on('error', () => {});
+  const [, response] = (await once(socket, 'unexpected-response')) as [unknown, { statusCode: number }];
+  socket.terminate();
+  return response.statusCode;
+}
+
+describe('WebSocket JSON-RPC', () => {
+  let stack: Stack;
+  let seed: EvmSeed;
+  let keyId: string;
+  let wsUrl: string;
+  const mine = () => rpc(stack.anvil.url, 'evm_mine');
+
+  before(async () => {
+    const down = await closedPort();
+    stack = await startStack({
+      seed: false,
+      extraNetworks: [{ name: 'down', chainId: 'eip155:31338', upstreams: [`http://127.0.0.1:${down}`] }],
+    });
+    seed = await seedEvmChain(stack.anvil.url);
+    const record = await stack.gateway.keys.authenticate(stack.key);
+    keyId = record!.id;
+    wsUrl = `${stack.gateway.networks[0].baseUrl.replace(/^http/, 'ws')}/ws/v3/${stack.key}`;
+  });
+  after(async () => {
+    await stack?.close();
+  });
+
+  test('an unknown or missing key is refused with 401 at the upgrade', { timeout: 20_000 }, async () => {
+    const base = stack.gateway.networks[0].baseUrl.replace(/^http/, 'ws');
+    assert.equal(await upgradeStatus(`${base}/ws/v3/not-a-key`), 401);
+    assert.equal(await upgradeStatus(`${base}/ws/v3`), 401);
+    assert.equal(await upgradeStatus(`${stack.gateway.url.replace(/^http/, 'ws')}/nowhere/ws/v3/x`), 404);
+  });
+
+  test('the HTTP methods answer over WebSocket and are charged the same', { timeout: 20_000 }, async () => {
+    const before = await stack.gateway.ledger.spent(keyId);
+    const overHttp = await rpc(stack.url(stack.key), 'eth_getBalance', [seed.accounts[0], 'latest']);
+    const httpCost = (await stack.gateway.ledger.spent(keyId)) - before;
+    assert.ok(httpCost > 0);
+    const client = await connect(wsUrl);
+    try {
+      const reply = await client.call('eth_getBalance', [seed.accounts[0], 'latest']);
+      assert.equal(reply.result, overHttp.body.result);
+      assert.equal((await stack.gateway.ledger.spent(keyId)) - before, 2 * httpCost);
+      const unknown = await client.call('no_suchMethod');
+      assert.equal(unknown.error?.code, -32601);
+      client.send([
+        { jsonrpc: '2.0', id: 'a', method: 'eth_chainId', params: [] },
+        { jsonrpc: '2.0', id: 'b', method: 'eth_blockNumber', params: [] },
+      ]);
+      const batch = await client.next(() => true);
+      assert.ok(Array.isArray(batch));
+      assert.deepEqual((batch as unknown as Message[]).map((m) => m.id).sort(), ['a', 'b']);
+      client.send('{not json');
+      const parseError = await client.next((m) => m.error?.code === -32700);
+      assert.equal(parseError.id, null);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('eth_subscribe newHeads relays mined blocks as eth_subscription; eth_unsubscribe ends it', {
+    timeout: 30_000,
+  }, async () => {
+    const client = await connect(wsUrl);
+    try {
+      const spentBefore = await stack.gateway.ledger.spent(keyId);
+      const subscribed = await client.call('eth_subscribe', ['newHeads']);
+      assert.equal(typeof subscribed.result, 'string', JSON.stringify(subscribed));
+      const subscription = subscribed.result as string;
+      assert.equal((await stack.gateway.ledger.spent(keyId)) - spentBefore, 80, 'charged as a passthrough');
+      const mined = await mine();
+      assert.equal(mined.status, 200);
+      const head = await client.next((m) => m.method === 'eth_subscription');
+      assert.equal(head.params?.subscription, subscription);
+      assert.match(String(head.params?.result.number), /^0x[0-9a-f]+$/);
+      assert.match(String(head.params?.result.hash), /^0x[0-9a-f]{64}$/);
+      const metrics = await (await fetch(`${stack.gateway.url}/metrics`)).text();
+      assert.match(metrics, /portico_ws_subscriptions\{network="local"\} 1/);
+      assert.match(metrics, /portico_rpc_requests_total\{network="local",method="eth_subscribe"\} 1/);
+      const unsubscribed = await client.call('eth_unsubscribe', [subscription]);
+      assert.equal(unsubscribed.result, true);
+      const again = await client.call('eth_unsubscribe', [subscription]);
+      assert.equal(again.result, false);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('an unsupported subscription is -32602 and is not charged', { timeout: 20_000 }, async () => {
+    const client = await connect(wsUrl);
+    try {
+      const spentBefore = await stack.gateway.ledger.spent(keyId);
+      const reply = await client.call('eth_subscribe', ['newPendingTransactionsWithBodies']);
+      assert.equal(reply.error?.code, -32602);
+      assert.equal(await stack.gateway.ledger.spent(keyId), spentBefore);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('eth_subscribe with no reachable upstream is -32603 and the credits are given back', {
+    timeout: 20_000,
+  }, async () => {
+    const downUrl = `${stack.gateway.networks[1].baseUrl.replace(/^http/, 'ws')}/ws/v3/${stack.key}`;
+    const client = await connect(downUrl);
+    try {
+      const spentBefore = await stack.gateway.ledger.spent(keyId);
+      const reply = await client.call('eth_subscribe', ['newHeads']);
+      assert.equal(reply.error?.code, -32603);
+      assert.equal(await stack.gateway.ledger.spent(keyId), spentBefore);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('viem watchBlocks and watchContractEvent over the gateway WebSocket', {
+    timeout: 30_000,
+  }, async () => {
+    const client = createPublicClient({ chain: foundry, transport: webSocket(wsUrl, { reconnect: false }) });
+    const blocks: bigint[] = [];
+    const stored: bigint[] = [];
+    let sawBlock!: () => void;
+    let sawLog!: () => void;
+    const gotBlock = new Promise<void>((resolve) => {
+      sawBlock = resolve;
+    });
+    const gotLog = new Promise<void>((resolve) => {
+      sawLog = resolve;
+    });
+    const stopBlocks = client.watchBlocks({
+      onBlock: (block) => {
+        if (block.number !== null) blocks.push(block.number);
+        sawBlock();
+      },
+      onError: (error) => assert.fail(error),
+    });
+    const stopEvents = client.watchContractEvent({
+      address: seed.demoContract,
+      abi: PorticoDemo.abi,
+      eventName: 'Stored',
+      onLogs: (logs) => {
+        for (const log of logs) stored.push((log.args as { value: bigint }).value);
+        sawLog();
+      },
+      onError: (error) => assert.fail(error),
+    });
+    try {
+      // Both subscriptions are open once the gateway counts them; then a transaction is mined.
+      for (let i = 0; i < 200; i++) {
+        const text = await (await fetch(`${stack.gateway.url}/metrics`)).text();
+        if (/portico_ws_subscriptions\{network="local"\} 2/.test(text)) break;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      const wallet = createWalletClient({ chain: foundry, transport: http(stack.anvil.url) });
+      await wallet.writeContract({
+        account: seed.accounts[0],
+        address: seed.demoContract,
+        abi: PorticoDemo.abi,
+        functionName: 'store',
+        args: [4242n],
+      });
+      await Promise.all([gotBlock, gotLog]);
+      assert.ok(blocks.length >= 1);
+      assert.deepEqual(stored, [4242n]);
+    } finally {
+      stopBlocks();
+      stopEvents();
+      const socket = await client.transport.getRpcClient();
+      socket.close();
+    }
+  });
+});
