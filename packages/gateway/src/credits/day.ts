@@ -1,6 +1,13 @@
+let cached = { start: 0, end: 0, day: '' };
+
 /** The UTC day a moment belongs to, as YYYY-MM-DD; balances reset when it changes. */
 export function utcDay(now: number): string {
-  return new Date(now).toISOString().slice(0, 10);
+  // On the request path several times per request: formatted once per day.
+  if (now >= cached.start && now < cached.end) return cached.day;
+  const date = new Date(now);
+  const start = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
+  cached = { start, end: start + 86_400_000, day: date.toISOString().slice(0, 10) };
+  return cached.day;
 }
 
 /** The next 00:00 UTC after `now`, when daily balances reset. */

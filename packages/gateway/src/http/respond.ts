@@ -1,13 +1,26 @@
 import type { ServerResponse } from 'node:http';
 import { stringifyJsonExact } from '../rpc/exact-json.ts';
 
-export const CORS_HEADERS = {
+/** The answer to a CORS preflight (OPTIONS). */
+export const CORS_PREFLIGHT_HEADERS = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'POST, GET, OPTIONS',
   'access-control-allow-headers': 'content-type, authorization',
-  'access-control-expose-headers': 'x-credits-remaining, x-credits-reset, x-cache',
   'access-control-max-age': '86400',
 };
+
+const CORS_RESPONSE_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'x-credits-remaining, x-credits-reset, x-cache',
+};
+
+/**
+ * CORS headers only for requests from a browser page (they carry Origin): server-to-server
+ * calls, most of the traffic, skip five headers' worth of work on every answer.
+ */
+export function corsHeadersFor(response: ServerResponse): Record<string, string> | undefined {
+  return response.req?.headers.origin ? CORS_RESPONSE_HEADERS : undefined;
+}
 
 export function sendJson(
   response: ServerResponse,
@@ -17,7 +30,7 @@ export function sendJson(
 ) {
   const text = stringifyJsonExact(body);
   response.writeHead(status, {
-    ...CORS_HEADERS,
+    ...corsHeadersFor(response),
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(text),
     ...headers,

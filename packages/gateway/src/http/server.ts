@@ -13,7 +13,7 @@ import { handleRpc, type RpcDependencies } from '../pipeline/handle-rpc.ts';
 import { GatewayError } from '../rpc/errors.ts';
 import { errorResponse } from '../rpc/jsonrpc.ts';
 import { BodyTooLargeError, readBody } from './read-body.ts';
-import { CORS_HEADERS, sendJson } from './respond.ts';
+import { CORS_PREFLIGHT_HEADERS, corsHeadersFor, sendJson } from './respond.ts';
 import { routeRpc } from './route.ts';
 
 export type HttpServerDependencies = RpcDependencies & {
@@ -82,7 +82,7 @@ async function handle(
 ) {
   const path = (request.url ?? '/').split('?')[0];
   if (request.method === 'OPTIONS') {
-    response.writeHead(204, CORS_HEADERS).end();
+    response.writeHead(204, CORS_PREFLIGHT_HEADERS).end();
     return;
   }
   if (path === '/healthz') return sendJson(response, 200, { status: 'ok' });
@@ -183,7 +183,7 @@ async function handle(
   }
   if (outcome.cache) headers['x-cache'] = outcome.cache;
   if (outcome.body === undefined) {
-    response.writeHead(204, { ...CORS_HEADERS, ...headers }).end();
+    response.writeHead(204, { ...corsHeadersFor(response), ...headers }).end();
     return;
   }
   sendJson(response, outcome.status, outcome.body, headers);
