@@ -89,7 +89,12 @@ export async function startGateway(
   const networks: Network[] = config.networks.map((n) => {
     const upstreams = new UpstreamPool(
       n.upstreams.map(
-        (url) => new HttpUpstream(url, { timeoutMs: n.timeoutMs, exactIntegers: n.kind === 'solana' }),
+        (url) =>
+          new HttpUpstream(url, {
+            timeoutMs: n.timeoutMs,
+            maxResponseBytes: n.maxResponseBytes,
+            exactIntegers: n.kind === 'solana',
+          }),
       ),
 
       { breakerThreshold: n.breaker.failures, breakerCooldownMs: n.breaker.cooldownMs },
@@ -108,7 +113,7 @@ export async function startGateway(
       chainId: n.chainId,
       basePath: n.basePath,
       host: n.host,
-      methods: methodTableFor(n.kind, n.passthroughCost),
+      methods: methodTableFor(n.kind, n.passthroughCost, n.maxLogsBlockRange),
       upstreams,
       heads,
       cache,

@@ -18,6 +18,10 @@ export type NetworkConfig = {
   passthroughCost: number;
   /** Timeout of one upstream call. Default 30000 ms. */
   timeoutMs: number;
+  /** Largest upstream answer accepted, in bytes. Default 16 MiB. */
+  maxResponseBytes: number;
+  /** Most blocks one eth_getLogs may cover. Default 10000. */
+  maxLogsBlockRange: number;
   /** How often each upstream is asked for its head (also the health check). Default 2000 ms. */
   headPollMs: number;
   /** Finality-aware response cache. */
@@ -98,6 +102,8 @@ const NETWORK_KEYS = [
   'upstreams',
   'passthroughCost',
   'timeoutMs',
+  'maxResponseBytes',
+  'maxLogsBlockRange',
   'headPollMs',
   'cache',
   'breaker',
@@ -248,6 +254,19 @@ function parseNetwork(raw: unknown, at: string, env: NodeJS.ProcessEnv): Network
     passthroughCost: integer(network.passthroughCost ?? 80, `${at}.passthroughCost`, 0, 1_000_000),
     timeoutMs: integer(network.timeoutMs ?? 30_000, `${at}.timeoutMs`, 100, 600_000),
     headPollMs: integer(network.headPollMs ?? 2000, `${at}.headPollMs`, 100, 600_000),
+    maxResponseBytes: integer(
+      network.maxResponseBytes ?? 16 * 1024 * 1024,
+      `${at}.maxResponseBytes`,
+      1024,
+      1024 ** 3,
+    ),
+    maxLogsBlockRange: integer(
+      network.maxLogsBlockRange ?? 10_000,
+      `${at}.maxLogsBlockRange`,
+      1,
+      100_000_000,
+    ),
+
     cache: parseCache(network.cache, `${at}.cache`),
     breaker: parseBreaker(network.breaker, `${at}.breaker`),
     wsUpstreams: parseWsUpstreams(network.wsUpstreams, env, `${at}.wsUpstreams`),

@@ -4,8 +4,13 @@ import { solanaMethodTable } from './solana/methods.ts';
 import type { MethodTable } from './types.ts';
 
 /** The methods, rules and prices of a kind of network. */
-export function methodTableFor(kind: NetworkKind, passthroughCost: number): MethodTable {
-  if (kind === 'evm') return evmMethodTable(passthroughCost);
+export function methodTableFor(
+  kind: NetworkKind,
+  passthroughCost: number,
+  maxLogsBlockRange?: number,
+): MethodTable {
+  if (kind === 'evm') return evmMethodTable(passthroughCost, maxLogsBlockRange);
+
   if (kind === 'solana') return solanaMethodTable(passthroughCost);
   throw new Error(`networks of kind ${kind} are not supported yet`);
 }

@@ -4,6 +4,8 @@ import type { NetworkKind } from '../rpc/errors.ts';
 export type ChainContext = {
   /** The gas limit of the current block, for the 10x `gas` cap. */
   blockGasLimit: () => Promise<bigint>;
+  /** The newest block (or slot) the upstreams report. */
+  headNumber: () => Promise<number>;
 };
 
 /** The rules and price of one JSON-RPC method on one kind of network. */

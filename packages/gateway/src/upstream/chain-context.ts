@@ -23,5 +23,14 @@ export function createChainContext(upstreams: UpstreamPool, cacheMs = 2000): Cha
         });
       return inflight;
     },
+    async headNumber() {
+      const best = upstreams.bestHead();
+      if (best >= 0) return best;
+      const reply = await upstreams.call('eth_blockNumber', []);
+      if (!reply.ok || typeof reply.result !== 'string') {
+        throw new GatewayError('upstreamUnavailable', 'Upstream node has no latest block');
+      }
+      return Number(BigInt(reply.result));
+    },
   };
 }

@@ -11,7 +11,10 @@ export type HttpUpstreamOptions = {
   timeoutMs?: number;
   /** Keep-alive connections kept open to the upstream. Default 64. */
   connections?: number;
+  /** Largest answer accepted, in bytes; a larger one is cut off and answered -32603. Default 16 MiB. */
+  maxResponseBytes?: number;
   /** Read integers beyond 2^53 exactly (Solana u64 values); EVM answers are hex strings and skip the cost. */
+
   exactIntegers?: boolean;
 };
 
@@ -23,6 +26,7 @@ export class HttpUpstream {
   private readonly secrets: string[];
   private readonly timeoutMs: number;
   private readonly parse: (text: string) => unknown;
+  private readonly maxResponseBytes: number;
   private nextId = 1;
   /** host:port of the upstream, safe for logs and metrics (no path, query or credentials). */
   readonly host: string;
@@ -43,6 +47,7 @@ export class HttpUpstream {
     this.secrets = upstreamSecrets(url);
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.parse = options.exactIntegers ? parseJsonExact : JSON.parse;
+    this.maxResponseBytes = options.maxResponseBytes ?? 16 * 1024 * 1024;
   }
 
   /** Calls one method. Throws GatewayError when the upstream cannot be reached or answers garbage. */
@@ -61,8 +66,9 @@ export class HttpUpstream {
         bodyTimeout: this.timeoutMs,
       });
       status = response.statusCode;
-      text = await response.body.text();
+      text = await readLimited(response.body, this.maxResponseBytes);
     } catch (error) {
+      if (error instanceof GatewayError) throw error;
       const code = (error as { code?: string }).code;
       if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
         throw new GatewayError('upstreamTimeout', 'Upstream node timed out');
@@ -97,4 +103,25 @@ export class HttpUpstream {
   async destroy() {
     await this.pool.destroy();
   }
+}
+
+/** Reads an answer body as UTF-8, refusing (and discarding) more than `limit` bytes. */
+async function readLimited(
+  body: AsyncIterable<Buffer> & { destroy(): void },
+  limit: number,
+): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > limit) {
+      body.destroy();
+      throw new GatewayError(
+        'upstreamUnavailable',
+        `Upstream answer too large: more than ${limit} bytes (the network's maxResponseBytes); narrow the request`,
+      );
+    }
+    chunks.push(chunk);
+  }
+  return chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8');
 }

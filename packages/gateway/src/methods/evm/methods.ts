@@ -1,5 +1,6 @@
 import { invalidParams } from '../../rpc/errors.ts';
 import type { MethodRule, MethodTable } from '../types.ts';
+import { getLogsRule } from './get-logs.ts';
 import {
   expectArity,
   expectBlockOrEip1898,
@@ -160,10 +161,11 @@ export const EVM_PASSTHROUGH_METHODS = new Set([
   'web3_sha3',
 ]);
 
-export function evmMethodTable(passthroughCost = 80): MethodTable {
+export function evmMethodTable(passthroughCost = 80, maxLogsBlockRange = 10_000): MethodTable {
   return {
     kind: 'evm',
-    rules: EVM_METHOD_RULES,
+    rules: { ...EVM_METHOD_RULES, eth_getLogs: getLogsRule(passthroughCost, maxLogsBlockRange) },
+
     passthrough: { methods: EVM_PASSTHROUGH_METHODS, cost: passthroughCost },
   };
 }
