@@ -11,3 +11,9 @@ export { PorticoDemo } from './evm/contracts.generated.ts';
 export { type EvmSeed, seedEvmChain, setBlockTime } from './evm/seed.ts';
 export { benchSolanaLedger, type SolanaLedgerBench } from './solana/bench.ts';
 export { type SolanaLedger, type StartSolanaLedgerOptions, startSolanaLedger } from './solana/index.ts';
+export {
+  type Lifetime as SolanaLifetime,
+  signInstructions,
+  signInstructionsBase64,
+  transferInstruction,
+} from './solana/sign.ts';

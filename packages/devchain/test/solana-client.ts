@@ -1,23 +1,16 @@
+import { signInstructionsBase64, transferInstruction } from '../src/solana/sign.ts';
 /** Helpers for the Solana ledger tests: @solana/kit as the client, raw JSON-RPC for exact error shapes. */
 
 import {
   type Address,
-  appendTransactionMessageInstructions,
   type Blockhash,
   createSolanaRpc,
-  createTransactionMessage,
   devnet,
-  getBase64EncodedWireTransaction,
   type Instruction,
   type KeyPairSigner,
   lamports,
-  pipe,
   type Signature,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
 } from '@solana/kit';
-import { getTransferSolInstruction } from '@solana-program/system';
 import { memoInstruction } from '../src/solana/seed.ts';
 
 /** A kit RPC client for the ledger (typed as a test cluster: it serves requestAirdrop). */
@@ -53,26 +46,12 @@ export async function signedTransfer(
   lifetime: Lifetime,
   memo?: string,
 ): Promise<string> {
-  const instructions: Instruction[] = [
-    getTransferSolInstruction({ source: payer, destination: to, amount: lamports(amount) }),
-  ];
+  const instructions: Instruction[] = [transferInstruction(payer, to, amount)];
   if (memo !== undefined) instructions.push(memoInstruction(memo));
   return signedTransaction(payer, instructions, lifetime);
 }
 
-export async function signedTransaction(
-  payer: KeyPairSigner,
-  instructions: Instruction[],
-  lifetime: Lifetime,
-): Promise<string> {
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(payer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
-    (m) => appendTransactionMessageInstructions(instructions, m),
-  );
-  return getBase64EncodedWireTransaction(await signTransactionMessageWithSigners(message));
-}
+export const signedTransaction = signInstructionsBase64;
 
 export async function send(rpc: Rpc, wire: string, skipPreflight = false): Promise<Signature> {
   return rpc

@@ -1,22 +1,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type SolanaLedger, startSolanaLedger } from '@portico/devchain';
+import {
+  type SolanaLedger,
+  signInstructionsBase64,
+  startSolanaLedger,
+  transferInstruction,
+} from '@portico/devchain';
 import {
   address,
-  appendTransactionMessageInstruction,
   createSolanaRpc,
-  createTransactionMessage,
   devnet,
   generateKeyPairSigner,
   getBase58Decoder,
-  getBase64EncodedWireTransaction,
   lamports,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
 } from '@solana/kit';
-import { getTransferSolInstruction } from '@solana-program/system';
 import pino from 'pino';
 import { type Gateway, parseConfig, startGateway } from '../src/index.ts';
 
@@ -146,21 +143,11 @@ describe('gateway on a Solana network', () => {
     };
     await statusOf(airdrop);
     const { value: lifetime } = await rpc.getLatestBlockhash({ commitment: 'processed' }).send();
-    const message = pipe(
-      createTransactionMessage({ version: 0 }),
-      (m) => setTransactionMessageFeePayerSigner(sender, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
-      (m) =>
-        appendTransactionMessageInstruction(
-          getTransferSolInstruction({
-            source: sender,
-            destination: receiver.address,
-            amount: lamports(1_000_000_000n),
-          }),
-          m,
-        ),
-    );
-    const wire = getBase64EncodedWireTransaction(await signTransactionMessageWithSigners(message));
+    const wire = (await signInstructionsBase64(
+      sender,
+      [transferInstruction(sender, receiver.address, 1_000_000_000n)],
+      lifetime,
+    )) as Parameters<typeof rpc.sendTransaction>[0];
     const transfer = await rpc.sendTransaction(wire, { encoding: 'base64' }).send();
     assert.equal((await statusOf(transfer)).err, null);
     const history = await rpc.getSignaturesForAddress(sender.address, { commitment: 'confirmed' }).send();

@@ -7,23 +7,10 @@
  * Client and ledger share one process (and its CPU), as in `portico dev`.
  */
 
-import {
-  type Address,
-  appendTransactionMessageInstruction,
-  blockhash,
-  createTransactionMessage,
-  generateKeyPairSigner,
-  getBase64EncodedWireTransaction,
-  type KeyPairSigner,
-  lamports,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
-} from '@solana/kit';
-import { getTransferSolInstruction } from '@solana-program/system';
+import { type Address, blockhash, generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { startSolanaLedger } from './index.ts';
 import { Ledger } from './ledger.ts';
+import { type Lifetime, signInstructionsBase64, transferInstruction } from './sign.ts';
 
 export type SolanaLedgerBench = {
   /** Transactions per second accepted and executed by the ledger, end to end over HTTP. */
@@ -101,8 +88,6 @@ export async function benchSolanaLedger(
   }
 }
 
-type Lifetime = Parameters<typeof setTransactionMessageLifetimeUsingBlockhash>[0];
-
 async function signTransfers(
   payer: KeyPairSigner,
   payee: Address,
@@ -111,21 +96,9 @@ async function signTransfers(
 ): Promise<string[]> {
   const wires: string[] = [];
   for (let i = 0; i < count; i++) {
-    const message = pipe(
-      createTransactionMessage({ version: 0 }),
-      (m) => setTransactionMessageFeePayerSigner(payer, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
-      (m) =>
-        appendTransactionMessageInstruction(
-          getTransferSolInstruction({
-            source: payer,
-            destination: payee,
-            amount: lamports(BigInt(1000 + i)),
-          }),
-          m,
-        ),
+    wires.push(
+      await signInstructionsBase64(payer, [transferInstruction(payer, payee, BigInt(1000 + i))], lifetime),
     );
-    wires.push(getBase64EncodedWireTransaction(await signTransactionMessageWithSigners(message)));
   }
   return wires;
 }

@@ -8,26 +8,20 @@
  * seconds and on stop) plus a replay of the transactions stored after it: the history in SQLite is
  * the source of truth, the snapshot only shortens the replay.
  */
+
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type Address,
   address,
-  appendTransactionMessageInstruction,
   createKeyPairSignerFromPrivateKeyBytes,
-  createTransactionMessage,
   getBase58Decoder,
   getTransactionEncoder,
   type KeyPairSigner,
   lamports,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
   blockhash as toBlockhash,
 } from '@solana/kit';
-import { getTransferSolInstruction } from '@solana-program/system';
 import { FailedTransactionMetadata, LiteSVM, type TransactionMetadata } from 'litesvm';
 import type { LiteSvm } from 'litesvm/dist/internal.js';
 import {
@@ -37,6 +31,7 @@ import {
   type TransactionErrorJson,
   transactionErrorJson,
 } from './errors.ts';
+import { signInstructions, transferInstruction } from './sign.ts';
 import { LedgerStore, type SignatureRow, type StoredTransaction } from './store.ts';
 import { accountKeyBytes, type DecodedTransaction, decodeTransaction } from './transaction.ts';
 
@@ -57,7 +52,7 @@ export const RENT_EXEMPT_EPOCH = 18446744073709551615n;
 
 const SNAPSHOT_FILE = 'accounts.snapshot';
 const base58 = getBase58Decoder();
-const transactionEncoder = getTransactionEncoder();
+const _transactionEncoder = getTransactionEncoder();
 
 export type SignatureEntry = {
   signature: string;
@@ -469,22 +464,13 @@ export class Ledger {
   /** requestAirdrop: a real System transfer from the ledger's faucet, recorded like any other. */
   async airdrop(to: Address, amount: bigint): Promise<string> {
     const { blockhash, lastValidBlockHeight } = this.latestBlockhash('processed');
-    const message = pipe(
-      createTransactionMessage({ version: 'legacy' }),
-      (m) => setTransactionMessageFeePayerSigner(this.faucet, m),
-      (m) =>
-        setTransactionMessageLifetimeUsingBlockhash(
-          { blockhash: toBlockhash(blockhash), lastValidBlockHeight: BigInt(lastValidBlockHeight) },
-          m,
-        ),
-      (m) =>
-        appendTransactionMessageInstruction(
-          getTransferSolInstruction({ source: this.faucet, destination: to, amount: lamports(amount) }),
-          m,
-        ),
+    const wire = await signInstructions(
+      this.faucet,
+      [transferInstruction(this.faucet, to, amount)],
+      { blockhash: toBlockhash(blockhash), lastValidBlockHeight: BigInt(lastValidBlockHeight) },
+      'legacy',
     );
-    const signed = await signTransactionMessageWithSigners(message);
-    return this.submit(transactionEncoder.encode(signed) as Uint8Array);
+    return this.submit(wire);
   }
 
   getAccount(key: Address): LedgerAccount | null {

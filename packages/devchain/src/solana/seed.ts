@@ -3,26 +3,18 @@
  * and without memos, a memo-only transaction and one failed transfer (InstructionError Custom 1),
  * spread over a few slots and then buried under 33 empty slots so all of it is finalized at once.
  */
+
 import { createHash } from 'node:crypto';
 import {
-  type Address,
   address,
-  appendTransactionMessageInstructions,
   createKeyPairSignerFromPrivateKeyBytes,
-  createTransactionMessage,
   getAddressEncoder,
-  getTransactionEncoder,
   type Instruction,
   type KeyPairSigner,
-  lamports,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
   blockhash as toBlockhash,
 } from '@solana/kit';
-import { getTransferSolInstruction } from '@solana-program/system';
 import { FINALIZATION_DEPTH, type Ledger } from './ledger.ts';
+import { signInstructions, transferInstruction } from './sign.ts';
 import { MEMO_PROGRAM_V3 } from './transaction.ts';
 
 export type DevAccount = { name: string; address: string; secretKey: Uint8Array };
@@ -49,28 +41,15 @@ export function memoInstruction(text: string): Instruction {
   return { programAddress: address(MEMO_PROGRAM_V3), data: new TextEncoder().encode(text) };
 }
 
-async function signed(
-  ledger: Ledger,
-  payer: KeyPairSigner,
-  instructions: Instruction[],
-): Promise<Uint8Array> {
+function signed(ledger: Ledger, payer: KeyPairSigner, instructions: Instruction[]): Promise<Uint8Array> {
   const { blockhash, lastValidBlockHeight } = ledger.latestBlockhash('processed');
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(payer, m),
-    (m) =>
-      setTransactionMessageLifetimeUsingBlockhash(
-        { blockhash: toBlockhash(blockhash), lastValidBlockHeight: BigInt(lastValidBlockHeight) },
-        m,
-      ),
-    (m) => appendTransactionMessageInstructions(instructions, m),
-  );
-  return getTransactionEncoder().encode(await signTransactionMessageWithSigners(message)) as Uint8Array;
+  return signInstructions(payer, instructions, {
+    blockhash: toBlockhash(blockhash),
+    lastValidBlockHeight: BigInt(lastValidBlockHeight),
+  });
 }
 
-function transfer(from: KeyPairSigner, to: Address, amount: bigint): Instruction {
-  return getTransferSolInstruction({ source: from, destination: to, amount: lamports(amount) });
-}
+const transfer = transferInstruction;
 
 /** Seeds activity between the dev accounts; returns the signatures in order. */
 export async function seedLedger(ledger: Ledger, signers: Record<string, KeyPairSigner>): Promise<string[]> {
