@@ -97,7 +97,12 @@ export async function startGateway(
           }),
       ),
 
-      { breakerThreshold: n.breaker.failures, breakerCooldownMs: n.breaker.cooldownMs },
+      {
+        breakerThreshold: n.breaker.failures,
+        breakerCooldownMs: n.breaker.cooldownMs,
+        hedgeAfterMs: n.hedge?.afterMs,
+        onHedge: (outcome) => metrics.hedged(n.name, outcome),
+      },
     );
     const heads = new HeadTracker(upstreams, n.kind, n.headPollMs);
     const cache = n.cache.enabled
@@ -116,6 +121,7 @@ export async function startGateway(
       methods: methodTableFor(n.kind, n.passthroughCost, n.maxLogsBlockRange),
       upstreams,
       heads,
+      blockTags: n.kind === 'evm' ? n.blockTags : 'upstream',
       cache,
       chain: createChainContext(upstreams),
       inflight: new Map(),

@@ -19,6 +19,11 @@ export type Network = {
   upstreams: UpstreamPool;
   heads: HeadTracker;
   chain: ChainContext;
+  /**
+   * `agreed`: `latest`, `safe` and `finalized` are sent upstream as the numbers every upstream in
+   * service has reached (and eth_blockNumber is answered with that head); `upstream`: sent as is.
+   */
+  blockTags: 'agreed' | 'upstream';
   /** Finality-aware response cache; undefined when caching is off. */
   cache?: MemoryResponseCache;
   /** Identical requests in flight share one upstream call. */

@@ -30,6 +30,13 @@ export type NetworkConfig = {
   breaker: { failures: number; cooldownMs: number };
   /** WebSocket nodes for eth_subscribe (`ws://`/`wss://`); absent: derived from `upstreams`. */
   wsUpstreams?: string[];
+  /**
+   * `agreed` (default with several upstreams): `latest`/`safe`/`finalized` are sent as the numbers
+   * every upstream in service has reached; `upstream` (default with one): sent as they are.
+   */
+  blockTags: 'agreed' | 'upstream';
+  /** Hedged requests: an idempotent call unanswered after `afterMs` is also sent to the next upstream. */
+  hedge?: { afterMs: number };
 };
 
 /** Where keys, usage and balances live: `embedded` (one instance) or `shared` (several instances). */
@@ -108,6 +115,8 @@ const NETWORK_KEYS = [
   'cache',
   'breaker',
   'wsUpstreams',
+  'blockTags',
+  'hedge',
 ];
 
 /** Reads a YAML or JSON config file. */
@@ -270,7 +279,20 @@ function parseNetwork(raw: unknown, at: string, env: NodeJS.ProcessEnv): Network
     cache: parseCache(network.cache, `${at}.cache`),
     breaker: parseBreaker(network.breaker, `${at}.breaker`),
     wsUpstreams: parseWsUpstreams(network.wsUpstreams, env, `${at}.wsUpstreams`),
+    blockTags: oneOf(
+      network.blockTags ?? (kind === 'evm' && upstreams.length > 1 ? 'agreed' : 'upstream'),
+      ['agreed', 'upstream'] as const,
+      `${at}.blockTags`,
+    ),
+    hedge: parseHedge(network.hedge, `${at}.hedge`),
   };
+}
+
+function parseHedge(raw: unknown, at: string): NetworkConfig['hedge'] {
+  if (raw === undefined || raw === false) return undefined;
+  const hedge = object(raw, at);
+  unknownKeys(hedge, ['afterMs'], at);
+  return { afterMs: integer(hedge.afterMs, `${at}.afterMs`, 1, 600_000) };
 }
 
 function parseCache(raw: unknown, at: string): NetworkConfig['cache'] {
@@ -358,4 +380,10 @@ function url(value: unknown, at: string): string {
     throw new ConfigError(`${at} must be an http(s) URL`);
   }
   return value;
+}
+
+function oneOf<T extends string>(value: unknown, allowed: readonly T[], at: string): T {
+  if (typeof value !== 'string' || !allowed.includes(value as T))
+    throw new ConfigError(`${at} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
+  return value as T;
 }

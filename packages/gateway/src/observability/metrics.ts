@@ -48,6 +48,7 @@ export class GatewayMetrics {
   private readonly cacheMisses: Counter<'network'>;
   private readonly byNetwork = new Map<Network, NetworkChildren>();
   private readonly httpResponses: Counter<'status'>;
+  private readonly hedges: Counter<'network' | 'outcome'>;
   private readonly byStatus = new Map<number, Counter.Internal>();
   readonly wsConnections: Gauge;
   readonly wsSubscriptions: Gauge<'network'>;
@@ -145,6 +146,12 @@ export class GatewayMetrics {
         for (const network of networks) this.set({ network: network.name }, network.heads.finalized);
       },
     });
+    this.hedges = new Counter({
+      name: 'portico_upstream_hedges_total',
+      help: 'Hedged upstream calls: sent (a second upstream asked), won (its answer came first)',
+      labelNames: ['network', 'outcome'],
+      registers,
+    });
     this.httpResponses = new Counter({
       name: 'portico_http_responses_total',
       help: 'HTTP responses by status, including refusals before the pipeline (401, 404, 413, 415)',
@@ -192,6 +199,10 @@ export class GatewayMetrics {
   }
 
   /** Counts one HTTP response by its status. */
+  hedged(network: string, outcome: 'sent' | 'won') {
+    this.hedges.inc({ network, outcome });
+  }
+
   httpResponse(status: number) {
     let child = this.byStatus.get(status);
     if (!child) {

@@ -1,5 +1,5 @@
 import { blockOfResult, evmCacheDecision } from '../cache/cache-policy.ts';
-import { isBlockTag } from '../methods/evm/params.ts';
+import { blockParameterOf, pinBlockTags } from '../methods/evm/block-tags.ts';
 import type { MethodRule } from '../methods/types.ts';
 import type { Network } from '../network.ts';
 import { stringifyJsonExact } from '../rpc/exact-json.ts';
@@ -32,7 +32,14 @@ export async function forward(
   method: string,
   params: unknown[],
 ): Promise<ForwardResult> {
-  const upstreamParams = rule.prepare ? rule.prepare(params) : params;
+  let upstreamParams = rule.prepare ? rule.prepare(params) : params;
+  const agreed = network.blockTags === 'agreed' ? network.upstreams.agreed() : undefined;
+  if (agreed) {
+    // The head every upstream has reached, known from the head polls: no upstream call needed.
+    if (method === 'eth_blockNumber')
+      return { ok: true, result: `0x${agreed.latest.toString(16)}`, cache: 'BYPASS' };
+    upstreamParams = pinBlockTags(method, upstreamParams, agreed);
+  }
   const reply = await cachedCall(network, method, upstreamParams);
   if (reply.ok) {
     return {
@@ -52,9 +59,12 @@ async function cachedCall(
   method: string,
   params: unknown[],
 ): Promise<UpstreamReply & { cache: CacheStatus }> {
-  const requested =
-    network.kind === 'evm' && BLOCK_NUMBER_METHODS.has(method) ? blockNumberOf(params[0]) : undefined;
-  if (requested !== undefined && (await beyondEveryHead(network, requested))) {
+  const requested = network.kind === 'evm' ? blockNumberOf(blockParameterOf(method, params)) : undefined;
+  if (
+    requested !== undefined &&
+    BLOCK_NUMBER_METHODS.has(method) &&
+    (await beyondEveryHead(network, requested))
+  ) {
     return { ok: true, result: null, cache: 'BYPASS' };
   }
   const decision =
@@ -87,11 +97,13 @@ function shared(network: Network, key: string, call: () => Promise<UpstreamReply
   return promise;
 }
 
+/** A block number given as hex (pass-through methods' parameters are not checked: garbage is ignored). */
 function blockNumberOf(value: unknown): number | undefined {
-  if (typeof value !== 'string' || isBlockTag(value) || value.length === 66 || !value.startsWith('0x'))
-    return undefined;
-  return Number(BigInt(value));
+  if (typeof value !== 'string' || !HEX_BLOCK_NUMBER.test(value)) return undefined;
+  return Number.parseInt(value.slice(2), 16);
 }
+
+const HEX_BLOCK_NUMBER = /^0x[0-9a-fA-F]{1,16}$/;
 
 /** True when no upstream has reached the block (checked again with a fresh poll before saying so). */
 async function beyondEveryHead(network: Network, block: number): Promise<boolean> {

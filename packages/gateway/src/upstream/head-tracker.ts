@@ -1,5 +1,14 @@
 import type { NetworkKind } from '../rpc/errors.ts';
+import type { UpstreamReply } from './http-upstream.ts';
 import type { UpstreamMember, UpstreamPool } from './upstream-pool.ts';
+
+type BlockHeader = { number?: string; hash?: string; parentHash?: string };
+
+/** The number of a block an upstream returned for a tag; -1 when it has none (or failed). */
+function numberOfBlock(reply: UpstreamReply): number {
+  const block = reply.ok ? (reply.result as BlockHeader | null) : null;
+  return block?.number ? Number(BigInt(block.number)) : -1;
+}
 
 export type ChainHead = { number: number; hash: string | null; parentHash: string | null };
 
@@ -44,19 +53,22 @@ export class HeadTracker {
   }
 
   private async pollMember(member: UpstreamMember) {
+    // A node that hangs must not hold up the other upstreams' polls: the poll gives up in time.
+    const signal = AbortSignal.timeout(Math.max(this.pollMs, 1000));
+    const call = (method: string, params: unknown[]) => member.upstream.call(method, params, signal);
     try {
       if (this.kind === 'evm') {
-        const [latest, finalized] = await Promise.all([
-          member.upstream.call('eth_getBlockByNumber', ['latest', false]),
-          member.upstream.call('eth_getBlockByNumber', ['finalized', false]),
+        const [latest, safe, finalized] = await Promise.all([
+          call('eth_getBlockByNumber', ['latest', false]),
+          call('eth_getBlockByNumber', ['safe', false]),
+          call('eth_getBlockByNumber', ['finalized', false]),
         ]);
-        const block = latest.ok
-          ? (latest.result as { number?: string; hash?: string; parentHash?: string } | null)
-          : null;
+        const block = latest.ok ? (latest.result as BlockHeader | null) : null;
         if (!block?.number) throw new Error('no head');
         member.head = Number(BigInt(block.number));
-        const fin = finalized.ok ? (finalized.result as { number?: string } | null) : null;
-        if (fin?.number) this.nextFinalized = Math.max(this.nextFinalized, Number(BigInt(fin.number)));
+        member.safe = numberOfBlock(safe);
+        member.finalized = numberOfBlock(finalized);
+        this.nextFinalized = Math.max(this.nextFinalized, member.finalized);
         if (!this.nextHead || member.head > this.nextHead.number) {
           this.nextHead = {
             number: member.head,
@@ -66,14 +78,15 @@ export class HeadTracker {
         }
       } else {
         const [slot, finalizedSlot] = await Promise.all([
-          member.upstream.call('getSlot', [{ commitment: 'processed' }]),
-          member.upstream.call('getSlot', [{ commitment: 'finalized' }]),
+          call('getSlot', [{ commitment: 'processed' }]),
+          call('getSlot', [{ commitment: 'finalized' }]),
         ]);
         if (!slot.ok || typeof slot.result !== 'number') throw new Error('no slot');
         member.head = slot.result;
-        if (finalizedSlot.ok && typeof finalizedSlot.result === 'number') {
-          this.nextFinalized = Math.max(this.nextFinalized, finalizedSlot.result);
-        }
+        member.finalized =
+          finalizedSlot.ok && typeof finalizedSlot.result === 'number' ? finalizedSlot.result : -1;
+        member.safe = member.finalized;
+        this.nextFinalized = Math.max(this.nextFinalized, member.finalized);
         if (!this.nextHead || member.head > this.nextHead.number) {
           this.nextHead = { number: member.head, hash: null, parentHash: null };
         }

@@ -50,8 +50,11 @@ export class HttpUpstream {
     this.maxResponseBytes = options.maxResponseBytes ?? 16 * 1024 * 1024;
   }
 
-  /** Calls one method. Throws GatewayError when the upstream cannot be reached or answers garbage. */
-  async call(method: string, params: unknown): Promise<UpstreamReply> {
+  /**
+   * Calls one method. Throws GatewayError when the upstream cannot be reached or answers garbage;
+   * `signal` abandons the call (a hedged request another upstream answered first, a poll too slow).
+   */
+  async call(method: string, params: unknown, signal?: AbortSignal): Promise<UpstreamReply> {
     const id = this.nextId++;
     const body = stringifyJsonExact({ jsonrpc: '2.0', id, method, params });
     let text: string;
@@ -64,6 +67,7 @@ export class HttpUpstream {
         body,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
+        signal,
       });
       status = response.statusCode;
       text = await readLimited(response.body, this.maxResponseBytes);

@@ -2,7 +2,7 @@ import { GatewayError } from '../rpc/errors.ts';
 import { CircuitBreaker } from './circuit-breaker.ts';
 import type { HttpUpstream, UpstreamReply } from './http-upstream.ts';
 
-/** Methods that change nothing: safe to send again to another upstream after a failure. */
+/** Methods that change something: never sent twice (no retry on another upstream, no hedge). */
 export const NOT_IDEMPOTENT = new Set([
   'eth_sendRawTransaction',
   'eth_sendTransaction',
@@ -15,23 +15,35 @@ export type UpstreamMember = {
   breaker: CircuitBreaker;
   /** Latest block (or slot) number this upstream reported; -1 when unknown. */
   head: number;
+  /** Its `safe` and `finalized` blocks (EVM) or finalized slot (Solana); -1 when unknown. */
+  safe: number;
+  finalized: number;
 };
+
+/** Block numbers every upstream in service has reached: what `latest`, `safe`, `finalized` mean. */
+export type AgreedHeights = { latest: number; safe: number; finalized: number };
 
 export type UpstreamPoolOptions = {
   /** Upstreams behind by more than this many blocks are used only when no other is available. */
   maxLag?: number;
   breakerThreshold?: number;
   breakerCooldownMs?: number;
+  /** When set, an idempotent call still unanswered after this long is also sent to the next upstream. */
+  hedgeAfterMs?: number;
+  /** Told each time a hedge is sent, and whether it won. */
+  onHedge?: (outcome: 'sent' | 'won') => void;
 };
 
 /**
  * Several upstreams of one network: requests go to the best available one (breaker closed, not
- * lagging, fewest failures), failed idempotent calls are retried on the next, and an upstream the
- * breaker has set aside is tried again after its cooldown.
+ * lagging, fewest failures), failed idempotent calls are retried on the next, slow ones may be
+ * hedged, and an upstream the breaker has set aside is tried again after its cooldown.
  */
 export class UpstreamPool {
   readonly members: UpstreamMember[];
   private readonly maxLag: number;
+  private readonly hedgeAfterMs: number | undefined;
+  private readonly onHedge: UpstreamPoolOptions['onHedge'];
   private cursor = 0;
 
   constructor(upstreams: HttpUpstream[], options: UpstreamPoolOptions = {}) {
@@ -39,8 +51,12 @@ export class UpstreamPool {
       upstream,
       breaker: new CircuitBreaker(options.breakerThreshold, options.breakerCooldownMs),
       head: -1,
+      safe: -1,
+      finalized: -1,
     }));
     this.maxLag = options.maxLag ?? 5;
+    this.hedgeAfterMs = options.hedgeAfterMs;
+    this.onHedge = options.onHedge;
   }
 
   /** The highest head among upstreams whose breaker is not open. */
@@ -50,24 +66,118 @@ export class UpstreamPool {
     return best;
   }
 
-  /** Calls the method on the best upstream, failing over to the others for idempotent methods. */
-  async call(method: string, params: unknown, options: { minHead?: number } = {}): Promise<UpstreamReply> {
-    const candidates = this.order(options.minHead);
-    const retry = !NOT_IDEMPOTENT.has(method);
-    let lastError: unknown = new GatewayError('upstreamUnavailable', 'No upstream node is available');
-    for (const member of candidates) {
-      if (!member.breaker.allow()) continue;
-      try {
-        const reply = await member.upstream.call(method, params);
-        member.breaker.success();
-        return reply;
-      } catch (error) {
-        member.breaker.failure();
-        lastError = error;
-        if (!retry) break;
-      }
+  /**
+   * The heights every upstream in service (breaker not open, not lagging) has reached: the lowest
+   * of their latest, safe and finalized blocks. Undefined until one has reported a head.
+   */
+  agreed(): AgreedHeights | undefined {
+    const best = this.bestHead();
+    if (best < 0) return undefined;
+    let latest = best;
+    let safe = Number.POSITIVE_INFINITY;
+    let finalized = Number.POSITIVE_INFINITY;
+    for (const m of this.members) {
+      if (m.breaker.state === 'open' || m.head < 0 || best - m.head > this.maxLag) continue;
+      latest = Math.min(latest, m.head);
+      if (m.safe >= 0) safe = Math.min(safe, m.safe);
+      if (m.finalized >= 0) finalized = Math.min(finalized, m.finalized);
     }
-    throw lastError;
+    return {
+      latest,
+      safe: Number.isFinite(safe) ? safe : -1,
+      finalized: Number.isFinite(finalized) ? finalized : -1,
+    };
+  }
+
+  /** Calls the method on the best upstream, failing over (and hedging) for idempotent methods. */
+  call(method: string, params: unknown, options: { minHead?: number } = {}): Promise<UpstreamReply> {
+    const candidates = this.order(options.minHead);
+    if (NOT_IDEMPOTENT.has(method)) return this.callOnce(candidates, method, params);
+    return this.callWithFailover(candidates, method, params);
+  }
+
+  /** A call that changes state goes to one upstream only: a second attempt could do it twice. */
+  private async callOnce(candidates: UpstreamMember[], method: string, params: unknown) {
+    const member = candidates.find((m) => m.breaker.allow());
+    if (!member) throw new GatewayError('upstreamUnavailable', 'No upstream node is available');
+    try {
+      const reply = await member.upstream.call(method, params);
+      member.breaker.success();
+      return reply;
+    } catch (error) {
+      member.breaker.failure();
+      throw error;
+    }
+  }
+
+  /**
+   * Tries the candidates in order: the next one is called when the current one fails or, with
+   * hedging on, when it has not answered within `hedgeAfterMs` (at most two calls run at once).
+   * The first answer wins and the others are abandoned, which is not held against their upstream.
+   */
+  private callWithFailover(
+    candidates: UpstreamMember[],
+    method: string,
+    params: unknown,
+  ): Promise<UpstreamReply> {
+    return new Promise((resolve, reject) => {
+      let next = 0;
+      let running = 0;
+      let settled = false;
+      let hedged = false;
+      let hedgeTimer: NodeJS.Timeout | undefined;
+      let lastError: unknown = new GatewayError('upstreamUnavailable', 'No upstream node is available');
+      const calls = new Set<AbortController>();
+
+      const finish = () => {
+        settled = true;
+        clearTimeout(hedgeTimer);
+        for (const controller of calls) controller.abort();
+      };
+      const launch = (asHedge: boolean): boolean => {
+        while (next < candidates.length) {
+          const member = candidates[next++];
+          if (!member.breaker.allow()) continue;
+          // Only hedged calls can be abandoned; without hedging no controller is needed.
+          const controller = this.hedgeAfterMs === undefined ? undefined : new AbortController();
+          if (controller) calls.add(controller);
+          running += 1;
+          if (asHedge) this.onHedge?.('sent');
+          member.upstream.call(method, params, controller?.signal).then(
+            (reply) => {
+              if (controller) calls.delete(controller);
+              member.breaker.success();
+              if (settled) return;
+              if (asHedge) this.onHedge?.('won');
+              finish();
+              resolve(reply);
+            },
+            (error: unknown) => {
+              if (controller) calls.delete(controller);
+              running -= 1;
+              if (settled) return;
+              member.breaker.failure();
+              lastError = error;
+              if (!launch(false) && running === 0) {
+                finish();
+                reject(lastError);
+              }
+            },
+          );
+          if (this.hedgeAfterMs !== undefined && !hedged && next < candidates.length) {
+            clearTimeout(hedgeTimer);
+            hedgeTimer = setTimeout(() => {
+              if (settled) return;
+              hedged = true;
+              launch(true);
+            }, this.hedgeAfterMs);
+          }
+          return true;
+        }
+        return false;
+      };
+      if (!launch(false)) reject(lastError);
+    });
   }
 
   /** Upstreams in the order to try: healthy and caught up first (round-robin among equals). */

@@ -1,0 +1,82 @@
+import type { AgreedHeights } from '../../upstream/upstream-pool.ts';
+
+/** Where each method takes its block parameter (a tag, a number, or an EIP-1898 object). */
+const BLOCK_PARAMETER_INDEX: Readonly<Record<string, number>> = {
+  eth_getBlockByNumber: 0,
+  eth_getBlockReceipts: 0,
+  eth_getTransactionByBlockNumberAndIndex: 0,
+  eth_getUncleByBlockNumberAndIndex: 0,
+  eth_getBlockTransactionCountByNumber: 0,
+  eth_getUncleCountByBlockNumber: 0,
+  eth_call: 1,
+  eth_estimateGas: 1,
+  eth_createAccessList: 1,
+  eth_getBalance: 1,
+  eth_getCode: 1,
+  eth_getTransactionCount: 1,
+  eth_feeHistory: 1,
+  eth_getStorageAt: 2,
+  eth_getProof: 2,
+};
+
+const hex = (n: number) => `0x${n.toString(16)}`;
+
+/** The block parameter of a call (undefined when the method takes none or it was left out). */
+export function blockParameterOf(method: string, params: unknown[]): unknown {
+  const index = BLOCK_PARAMETER_INDEX[method];
+  const value = index === undefined ? undefined : params[index];
+  if (typeof value === 'object' && value !== null && 'blockNumber' in value)
+    return (value as { blockNumber: unknown }).blockNumber;
+  return value;
+}
+
+/**
+ * Rewrites `latest`, `safe` and `finalized` into the block numbers every upstream has reached, so
+ * that the answer does not depend on which upstream serves it (`pending` and `earliest` stay).
+ * Returns the parameters unchanged (the same array) when there is nothing to rewrite.
+ */
+export function pinBlockTags(method: string, params: unknown[], agreed: AgreedHeights): unknown[] {
+  if (method === 'eth_getLogs') return pinLogsFilter(params, agreed);
+  const index = BLOCK_PARAMETER_INDEX[method];
+  if (index === undefined || index >= params.length) return params;
+  const pinned = pinBlockParameter(params[index], agreed);
+  if (pinned === params[index]) return params;
+  const copy = [...params];
+  copy[index] = pinned;
+  return copy;
+}
+
+/** The number a tag stands for; undefined when the tag is not pinned or its height is unknown. */
+function pinnedTag(tag: unknown, agreed: AgreedHeights): string | undefined {
+  const height =
+    tag === 'latest'
+      ? agreed.latest
+      : tag === 'safe'
+        ? agreed.safe
+        : tag === 'finalized'
+          ? agreed.finalized
+          : -1;
+  return height >= 0 ? hex(height) : undefined;
+}
+
+function pinBlockParameter(value: unknown, agreed: AgreedHeights): unknown {
+  const pinned = pinnedTag(value, agreed);
+  if (pinned !== undefined) return pinned;
+  if (typeof value === 'object' && value !== null && 'blockNumber' in value) {
+    const inner = pinnedTag((value as { blockNumber: unknown }).blockNumber, agreed);
+    if (inner !== undefined) return { ...value, blockNumber: inner };
+  }
+  return value;
+}
+
+/** An eth_getLogs filter without blockHash covers `latest` when a bound is absent: both get pinned. */
+function pinLogsFilter(params: unknown[], agreed: AgreedHeights): unknown[] {
+  const filter = params[0];
+  if (typeof filter !== 'object' || filter === null || Array.isArray(filter) || 'blockHash' in filter)
+    return params;
+  const { fromBlock = 'latest', toBlock = 'latest' } = filter as { fromBlock?: unknown; toBlock?: unknown };
+  const from = pinnedTag(fromBlock, agreed);
+  const to = pinnedTag(toBlock, agreed);
+  if (from === undefined && to === undefined) return params;
+  return [{ ...filter, fromBlock: from ?? fromBlock, toBlock: to ?? toBlock }, ...params.slice(1)];
+}
