@@ -1,6 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { NetworkKind } from '../rpc/errors.ts';
+import {
+  DEFAULT_SUBSCRIPTION_COSTS,
+  SUBSCRIPTION_TYPES,
+  type SubscriptionCosts,
+} from '../ws/subscription-types.ts';
 
 export type NetworkConfig = {
   /** Short name, also the default base path (`/<name>`). */
@@ -30,6 +35,8 @@ export type NetworkConfig = {
   breaker: { failures: number; cooldownMs: number };
   /** WebSocket nodes for eth_subscribe (`ws://`/`wss://`); absent: derived from `upstreams`. */
   wsUpstreams?: string[];
+  /** Credits of each eth_subscription notification by subscription type. Default newHeads 50, logs 300. */
+  subscriptionCosts: SubscriptionCosts;
 };
 
 /** Where keys, usage and balances live: `embedded` (one instance) or `shared` (several instances). */
@@ -108,6 +115,7 @@ const NETWORK_KEYS = [
   'cache',
   'breaker',
   'wsUpstreams',
+  'subscriptionCosts',
 ];
 
 /** Reads a YAML or JSON config file. */
@@ -270,6 +278,16 @@ function parseNetwork(raw: unknown, at: string, env: NodeJS.ProcessEnv): Network
     cache: parseCache(network.cache, `${at}.cache`),
     breaker: parseBreaker(network.breaker, `${at}.breaker`),
     wsUpstreams: parseWsUpstreams(network.wsUpstreams, env, `${at}.wsUpstreams`),
+    subscriptionCosts: parseSubscriptionCosts(network.subscriptionCosts, `${at}.subscriptionCosts`),
+  };
+}
+
+function parseSubscriptionCosts(raw: unknown, at: string): SubscriptionCosts {
+  const costs = raw === undefined || raw === null ? {} : object(raw, at);
+  unknownKeys(costs, [...SUBSCRIPTION_TYPES], at);
+  return {
+    newHeads: integer(costs.newHeads ?? DEFAULT_SUBSCRIPTION_COSTS.newHeads, `${at}.newHeads`, 0, 1_000_000),
+    logs: integer(costs.logs ?? DEFAULT_SUBSCRIPTION_COSTS.logs, `${at}.logs`, 0, 1_000_000),
   };
 }
 
