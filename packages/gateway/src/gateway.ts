@@ -125,6 +125,7 @@ export async function startGateway(
       cache,
       chain: createChainContext(upstreams),
       inflight: new Map(),
+      subscriptionCosts: n.subscriptionCosts,
     };
     // Subscriptions go to the configured WebSocket nodes, else to the HTTP upstreams' ws:// twins,
     // those whose breaker is not open first.

@@ -4,6 +4,7 @@ import type { NetworkKind } from './rpc/errors.ts';
 import type { HeadTracker } from './upstream/head-tracker.ts';
 import type { UpstreamReply } from './upstream/http-upstream.ts';
 import type { UpstreamPool } from './upstream/upstream-pool.ts';
+import type { SubscriptionCosts } from './ws/subscription-types.ts';
 
 /** One network the gateway serves: its base address, its methods and the nodes behind it. */
 export type Network = {
@@ -28,4 +29,6 @@ export type Network = {
   cache?: MemoryResponseCache;
   /** Identical requests in flight share one upstream call. */
   inflight: Map<string, Promise<UpstreamReply>>;
+  /** Credits of each eth_subscription notification delivered over WebSocket, by subscription type. */
+  subscriptionCosts: SubscriptionCosts;
 };

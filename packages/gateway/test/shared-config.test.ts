@@ -69,3 +69,29 @@ test('an unreachable shared store has its own error code on EVM and Solana netwo
   assert.ok(evm !== -32005 && evm !== -32016);
   assert.ok(solana < -32019 || solana > -32001);
 });
+
+test('notification prices default to newHeads 50 and logs 300 and are set per network', () => {
+  assert.deepEqual(parseConfig(base).networks[0].subscriptionCosts, { newHeads: 50, logs: 300 });
+  const network = { ...base.networks[0], subscriptionCosts: { logs: 120 } };
+  assert.deepEqual(parseConfig({ networks: [network] }).networks[0].subscriptionCosts, {
+    newHeads: 50,
+    logs: 120,
+  });
+  const free = { ...base.networks[0], subscriptionCosts: { newHeads: 0, logs: 0 } };
+  assert.deepEqual(parseConfig({ networks: [free] }).networks[0].subscriptionCosts, { newHeads: 0, logs: 0 });
+});
+
+test('a wrong subscriptionCosts is refused with the field named', () => {
+  const cases: [unknown, RegExp][] = [
+    [
+      { newPendingTransactions: 10 },
+      /networks\[0\]\.subscriptionCosts has unknown field\(s\): newPendingTransactions \(allowed: newHeads, logs\)/,
+    ],
+    [{ newHeads: -1 }, /networks\[0\]\.subscriptionCosts\.newHeads must be an integer from 0 to 1000000/],
+    [{ logs: 2.5 }, /networks\[0\]\.subscriptionCosts\.logs must be an integer/],
+    [{ logs: '300' }, /networks\[0\]\.subscriptionCosts\.logs must be an integer/],
+    [50, /networks\[0\]\.subscriptionCosts must be an object/],
+  ];
+  for (const [subscriptionCosts, message] of cases)
+    assert.throws(() => parseConfig({ networks: [{ ...base.networks[0], subscriptionCosts }] }), message);
+});

@@ -1,5 +1,6 @@
 // JSON-RPC over WebSocket at {base}/ws/v3/<key>: auth at the upgrade, the same pipeline as HTTP,
-// and eth_subscribe relayed from anvil's own WebSocket while anvil mines real blocks.
+// eth_subscribe relayed from anvil's own WebSocket while anvil mines real blocks, and each
+// notification charged at its subscription type's price (closing the connection when unpaid).
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
@@ -7,7 +8,9 @@ import { type EvmSeed, PorticoDemo, seedEvmChain } from '@portico/devchain';
 import { createPublicClient, createWalletClient, http, webSocket } from 'viem';
 import { foundry } from 'viem/chains';
 import WebSocket from 'ws';
-import { closedPort, rpc, type Stack, startStack } from './harness.ts';
+import { closedPort, post, remaining, rpc, type Stack, startStack } from './harness.ts';
+
+const ADMIN_TOKEN = 'websocket-test-admin-token';
 
 type Message = {
   id?: number;
@@ -21,9 +24,12 @@ type Message = {
 async function connect(url: string) {
   const socket = new WebSocket(url);
   const queued: Message[] = [];
+  /** Every eth_subscription received, in order (also those a test took with `next`). */
+  const notifications: Message[] = [];
   const waiters: { want: (m: Message) => boolean; resolve: (m: Message) => void }[] = [];
   socket.on('message', (data) => {
     const message = JSON.parse(String(data)) as Message;
+    if (message.method === 'eth_subscription') notifications.push(message);
     const index = waiters.findIndex((w) => w.want(message));
     if (index >= 0) waiters.splice(index, 1)[0].resolve(message);
     else queued.push(message);
@@ -37,6 +43,7 @@ async function connect(url: string) {
   };
   return {
     socket,
+    notifications,
     next,
     send: (value: unknown) => socket.send(typeof value === 'string' ? value : JSON.stringify(value)),
     call(method: string, params: unknown[] = []) {
@@ -73,6 +80,7 @@ describe('WebSocket JSON-RPC', () => {
     const down = await closedPort();
     stack = await startStack({
       seed: false,
+      adminToken: ADMIN_TOKEN,
       extraNetworks: [{ name: 'down', chainId: 'eip155:31338', upstreams: [`http://127.0.0.1:${down}`] }],
     });
     seed = await seedEvmChain(stack.anvil.url);
@@ -227,6 +235,122 @@ describe('WebSocket JSON-RPC', () => {
       stopEvents();
       const socket = await client.transport.getRpcClient();
       socket.close();
+    }
+  });
+
+  /** A fresh key with its own daily balance, and its WebSocket address. */
+  const keyWith = async (dailyCredits: number) => {
+    const { key, record } = await stack.gateway.keys.create({ name: `ws-${dailyCredits}`, dailyCredits });
+    const ws = `${stack.gateway.networks[0].baseUrl.replace(/^http/, 'ws')}/ws/v3/${key}`;
+    return { key, id: record.id, ws };
+  };
+  /** The key's usage rows from the admin API, by method. */
+  const usageOf = async (id: string) => {
+    const reply = await post(`${stack.gateway.url}/admin/usage?keyId=${id}`, undefined, {
+      method: 'GET',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    assert.equal(reply.status, 200, reply.text);
+    const rows = (reply.body as { usage: { method: string; requests: number; credits: number }[] }).usage;
+    return Object.fromEntries(rows.map((r) => [r.method, { requests: r.requests, credits: r.credits }]));
+  };
+  /** The balance left after an HTTP eth_blockNumber (80 credits), from X-Credits-Remaining. */
+  const balanceAfterHttpCall = async (key: string) => remaining(await rpc(stack.url(key), 'eth_blockNumber'));
+  const of = (subscription: unknown) => (m: Message) =>
+    m.method === 'eth_subscription' && m.params?.subscription === subscription;
+
+  test('each newHeads notification costs 50 credits, is delivered in order and recorded as eth_subscription:newHeads', {
+    timeout: 30_000,
+  }, async () => {
+    const { key, id, ws } = await keyWith(100_000);
+    const client = await connect(ws);
+    try {
+      const subscribed = await client.call('eth_subscribe', ['newHeads']);
+      for (let i = 0; i < 3; i++) await mine();
+      const heads: Message[] = [];
+      for (let i = 0; i < 3; i++) heads.push(await client.next(of(subscribed.result)));
+      const first = Number(heads[0].params?.result.number);
+      assert.deepEqual(
+        heads.map((h) => Number(h.params?.result.number)),
+        [first, first + 1, first + 2],
+      );
+      assert.equal((await client.call('eth_unsubscribe', [subscribed.result])).result, true);
+      assert.equal(client.notifications.length, 3);
+      // eth_subscribe 80 + 3 heads × 50 + eth_unsubscribe 0 + the HTTP call 80
+      assert.equal(await balanceAfterHttpCall(key), 100_000 - 80 - 3 * 50 - 80);
+      const usage = await usageOf(id);
+      assert.deepEqual(usage['eth_subscription:newHeads'], { requests: 3, credits: 150 });
+      assert.deepEqual(usage.eth_subscribe, { requests: 1, credits: 80 });
+      assert.deepEqual(usage.eth_unsubscribe, { requests: 1, credits: 0 });
+      const metrics = await (await fetch(`${stack.gateway.url}/metrics`)).text();
+      assert.match(
+        metrics,
+        new RegExp(`portico_credits_charged_total\\{network="local",key_id="${id}"\\} 310\\n`),
+      );
+      assert.match(metrics, /portico_ws_notifications_total\{network="local",type="newHeads"\} [1-9]/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('logs notifications cost 300 credits each, beside newHeads at 50 on the same connection', {
+    timeout: 30_000,
+  }, async () => {
+    const { key, id, ws } = await keyWith(100_000);
+    const client = await connect(ws);
+    try {
+      const logs = await client.call('eth_subscribe', ['logs', { address: seed.demoContract }]);
+      const heads = await client.call('eth_subscribe', ['newHeads']);
+      assert.equal(typeof logs.result, 'string', JSON.stringify(logs));
+      const wallet = createWalletClient({ chain: foundry, transport: http(stack.anvil.url) });
+      for (const value of [7n, 8n]) {
+        await wallet.writeContract({
+          account: seed.accounts[0],
+          address: seed.demoContract,
+          abi: PorticoDemo.abi,
+          functionName: 'store',
+          args: [value],
+        });
+      }
+      // anvil mines each transaction in a block of its own: 2 logs and 2 heads.
+      for (let i = 0; i < 2; i++) {
+        await client.next(of(logs.result));
+        await client.next(of(heads.result));
+      }
+      assert.equal(client.notifications.length, 4);
+      assert.equal(await balanceAfterHttpCall(key), 100_000 - 2 * 80 - 2 * 300 - 2 * 50 - 80);
+      const usage = await usageOf(id);
+      assert.deepEqual(usage['eth_subscription:logs'], { requests: 2, credits: 600 });
+      assert.deepEqual(usage['eth_subscription:newHeads'], { requests: 2, credits: 100 });
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('a balance that runs out mid-subscription closes the connection with 1008 and delivers nothing beyond it', {
+    timeout: 30_000,
+  }, async () => {
+    const { key, id, ws } = await keyWith(80 + 3 * 50); // eth_subscribe and exactly 3 heads
+    const client = await connect(ws);
+    const closed = once(client.socket, 'close') as Promise<[number, Buffer]>;
+    try {
+      const subscribed = await client.call('eth_subscribe', ['newHeads']);
+      assert.equal(typeof subscribed.result, 'string', JSON.stringify(subscribed));
+      for (let i = 0; i < 5; i++) await mine();
+      const [code, reason] = await closed;
+      assert.equal(code, 1008);
+      assert.equal(
+        String(reason),
+        'daily credits exhausted: a newHeads notification costs 50, 0 left; they reset at 00:00 UTC',
+      );
+      assert.equal(client.notifications.length, 3);
+      const refused = await rpc(stack.url(key), 'eth_blockNumber');
+      assert.equal(refused.status, 429);
+      assert.equal(remaining(refused), 0);
+      assert.deepEqual((await usageOf(id))['eth_subscription:newHeads'], { requests: 3, credits: 150 });
+      assert.equal(await stack.gateway.ledger.spent(id), 230);
+    } finally {
+      await client.close();
     }
   });
 });

@@ -1,6 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { NetworkKind } from '../rpc/errors.ts';
+import {
+  DEFAULT_SUBSCRIPTION_COSTS,
+  SUBSCRIPTION_TYPES,
+  type SubscriptionCosts,
+} from '../ws/subscription-types.ts';
 
 export type NetworkConfig = {
   /** Short name, also the default base path (`/<name>`). */
@@ -37,6 +42,8 @@ export type NetworkConfig = {
   blockTags: 'agreed' | 'upstream';
   /** Hedged requests: an idempotent call unanswered after `afterMs` is also sent to the next upstream. */
   hedge?: { afterMs: number };
+  /** Credits of each eth_subscription notification by subscription type. Default newHeads 50, logs 300. */
+  subscriptionCosts: SubscriptionCosts;
 };
 
 /** Where keys, usage and balances live: `embedded` (one instance) or `shared` (several instances). */
@@ -117,6 +124,7 @@ const NETWORK_KEYS = [
   'wsUpstreams',
   'blockTags',
   'hedge',
+  'subscriptionCosts',
 ];
 
 /** Reads a YAML or JSON config file. */
@@ -285,6 +293,16 @@ function parseNetwork(raw: unknown, at: string, env: NodeJS.ProcessEnv): Network
       `${at}.blockTags`,
     ),
     hedge: parseHedge(network.hedge, `${at}.hedge`),
+    subscriptionCosts: parseSubscriptionCosts(network.subscriptionCosts, `${at}.subscriptionCosts`),
+  };
+}
+
+function parseSubscriptionCosts(raw: unknown, at: string): SubscriptionCosts {
+  const costs = raw === undefined || raw === null ? {} : object(raw, at);
+  unknownKeys(costs, [...SUBSCRIPTION_TYPES], at);
+  return {
+    newHeads: integer(costs.newHeads ?? DEFAULT_SUBSCRIPTION_COSTS.newHeads, `${at}.newHeads`, 0, 1_000_000),
+    logs: integer(costs.logs ?? DEFAULT_SUBSCRIPTION_COSTS.logs, `${at}.logs`, 0, 1_000_000),
   };
 }
 

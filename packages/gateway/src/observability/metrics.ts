@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Network } from '../network.ts';
 import type { CacheStatus } from '../pipeline/forward.ts';
+import type { SubscriptionType } from '../ws/subscription-types.ts';
 
 /** What the pipeline reports about one JSON-RPC request (one item of a batch counts as one). */
 export type RpcItemEvent = {
@@ -30,6 +31,7 @@ type NetworkChildren = {
   cacheHits: Counter.Internal;
   cacheMisses: Counter.Internal;
   credits: Map<string, Counter.Internal>;
+  notifications: Map<string, Counter.Internal>;
 };
 
 /**
@@ -52,6 +54,7 @@ export class GatewayMetrics {
   private readonly byStatus = new Map<number, Counter.Internal>();
   readonly wsConnections: Gauge;
   readonly wsSubscriptions: Gauge<'network'>;
+  private readonly wsNotifications: Counter<'network' | 'type'>;
 
   constructor(networks: readonly Network[]) {
     const registers = [this.registry];
@@ -169,6 +172,12 @@ export class GatewayMetrics {
       labelNames: ['network'],
       registers,
     });
+    this.wsNotifications = new Counter({
+      name: 'portico_ws_notifications_total',
+      help: 'eth_subscription notifications delivered (and charged), by network and subscription type',
+      labelNames: ['network', 'type'],
+      registers,
+    });
     for (const network of networks) {
       const children = this.childrenOf(network);
       for (const method of Object.keys(network.methods.rules)) this.methodChildren(network, children, method);
@@ -188,14 +197,19 @@ export class GatewayMetrics {
     }
     if (event.cache === 'HIT') children.cacheHits.inc();
     else if (event.cache === 'MISS') children.cacheMisses.inc();
-    if (event.cost > 0) {
-      let credits = children.credits.get(event.keyId);
-      if (!credits) {
-        credits = this.credits.labels(network.name, event.keyId);
-        children.credits.set(event.keyId, credits);
-      }
-      credits.inc(event.cost);
+    if (event.cost > 0) this.charged(network, children, event.keyId, event.cost);
+  }
+
+  /** Counts one eth_subscription notification delivered over WebSocket and the credits it cost. */
+  notification(network: Network, keyId: string, type: SubscriptionType, cost: number) {
+    const children = this.childrenOf(network);
+    let delivered = children.notifications.get(type);
+    if (!delivered) {
+      delivered = this.wsNotifications.labels(network.name, type);
+      children.notifications.set(type, delivered);
     }
+    delivered.inc();
+    if (cost > 0) this.charged(network, children, keyId, cost);
   }
 
   /** Counts one HTTP response by its status. */
@@ -217,6 +231,15 @@ export class GatewayMetrics {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
 
+  private charged(network: Network, children: NetworkChildren, keyId: string, cost: number) {
+    let credits = children.credits.get(keyId);
+    if (!credits) {
+      credits = this.credits.labels(network.name, keyId);
+      children.credits.set(keyId, credits);
+    }
+    credits.inc(cost);
+  }
+
   private childrenOf(network: Network): NetworkChildren {
     let children = this.byNetwork.get(network);
     if (!children) {
@@ -225,6 +248,7 @@ export class GatewayMetrics {
         cacheHits: this.cacheHits.labels(network.name),
         cacheMisses: this.cacheMisses.labels(network.name),
         credits: new Map(),
+        notifications: new Map(),
       };
       this.byNetwork.set(network, children);
     }

@@ -4,9 +4,8 @@ import type { ForwardResult } from '../pipeline/forward.ts';
 import { GatewayError, invalidParams } from '../rpc/errors.ts';
 import type { JsonRpcError } from '../rpc/jsonrpc.ts';
 import { sanitiseUpstreamMessage, upstreamSecrets } from '../upstream/sanitise.ts';
+import { isSubscriptionType, SUBSCRIPTION_TYPES, type SubscriptionType } from './subscription-types.ts';
 
-/** Subscription types relayed to the upstream. */
-const SUBSCRIPTION_TYPES = new Set(['newHeads', 'logs']);
 export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
 
 /** ws:// or wss:// address of an upstream's WebSocket endpoint, derived from its http(s) URL. */
@@ -19,9 +18,9 @@ export function wsUrlOf(httpUrl: string): string {
 /** Checks eth_subscribe parameters before anything is charged (a refusal is -32602). */
 export function checkSubscribe(params: unknown[], active: number) {
   const [type, filter] = params;
-  if (typeof type !== 'string' || !SUBSCRIPTION_TYPES.has(type)) {
+  if (!isSubscriptionType(type)) {
     throw invalidParams(
-      `eth_subscribe: params[0] must be one of ${[...SUBSCRIPTION_TYPES].join(', ')}, got ${JSON.stringify(type)?.slice(0, 40)}`,
+      `eth_subscribe: params[0] must be one of ${SUBSCRIPTION_TYPES.join(', ')}, got ${JSON.stringify(type)?.slice(0, 40)}`,
     );
   }
   if (type === 'newHeads' && params.length > 1)
@@ -43,6 +42,8 @@ export function checkSubscribe(params: unknown[], active: number) {
 
 type Pending = {
   method: string;
+  /** For eth_subscribe: the type of the subscription being opened. */
+  subscriptionType?: SubscriptionType;
   resolve: (reply: ForwardResult) => void;
   reject: (error: unknown) => void;
   timer: NodeJS.Timeout;
@@ -52,8 +53,8 @@ export type UpstreamSubscriptionsOptions = {
   /** Upstream WebSocket addresses in the order to try (called when a connection is needed). */
   urls: () => string[];
   timeoutMs: number;
-  /** Receives each `eth_subscription` notification of this connection's subscriptions. */
-  notify: (message: unknown) => void;
+  /** Receives each `eth_subscription` notification of this connection's subscriptions, in order. */
+  notify: (message: unknown, subscription: { id: string; type: SubscriptionType }) => void;
   /** Called when the upstream connection is lost while subscriptions were active. */
   lost: () => void;
   gauge?: Gauge.Internal<string>;
@@ -68,7 +69,7 @@ export class UpstreamSubscriptions {
   private socket: WebSocket | undefined;
   private opening: Promise<WebSocket> | undefined;
   private readonly pending = new Map<number, Pending>();
-  private readonly active = new Set<string>();
+  private readonly active = new Map<string, SubscriptionType>();
   /** Notifications of subscriptions whose eth_subscribe answer is not delivered yet. */
   private readonly held = new Map<string, unknown[]>();
   private nextId = 1;
@@ -80,8 +81,15 @@ export class UpstreamSubscriptions {
     return this.active.size;
   }
 
+  /** Whether a subscription id is still active on this connection. */
+  has(id: string) {
+    return this.active.has(id);
+  }
+
   async subscribe(params: unknown[]): Promise<ForwardResult> {
-    const reply = await this.request('eth_subscribe', params);
+    const [type] = params;
+    if (!isSubscriptionType(type)) throw invalidParams('eth_subscribe: unknown subscription type');
+    const reply = await this.request('eth_subscribe', params, type);
     if (reply.ok && typeof reply.result === 'string') {
       // Notifications that came with the answer wait until the answer itself has been sent
       // (the answer goes out in the same turn of the event loop, after this returns).
@@ -89,7 +97,8 @@ export class UpstreamSubscriptions {
       setImmediate(() => {
         const queued = this.held.get(id);
         this.held.delete(id);
-        if (queued && this.active.has(id)) for (const message of queued) this.options.notify(message);
+        const type = this.active.get(id);
+        if (queued && type) for (const message of queued) this.options.notify(message, { id, type });
       });
     }
     return reply;
@@ -107,7 +116,7 @@ export class UpstreamSubscriptions {
   /** Drops every subscription and the upstream connection. */
   close() {
     this.closed = true;
-    for (const id of [...this.active]) this.forget(id);
+    for (const id of [...this.active.keys()]) this.forget(id);
     this.failPending(new GatewayError('upstreamUnavailable', 'The connection was closed'));
     this.socket?.terminate();
     this.socket = undefined;
@@ -118,7 +127,11 @@ export class UpstreamSubscriptions {
     this.held.delete(id);
   }
 
-  private async request(method: string, params: unknown[]): Promise<ForwardResult> {
+  private async request(
+    method: string,
+    params: unknown[],
+    subscriptionType?: SubscriptionType,
+  ): Promise<ForwardResult> {
     const socket = await this.connect();
     const id = this.nextId++;
     return new Promise<ForwardResult>((resolve, reject) => {
@@ -126,7 +139,7 @@ export class UpstreamSubscriptions {
         this.pending.delete(id);
         reject(new GatewayError('upstreamTimeout', 'Upstream node timed out'));
       }, this.options.timeoutMs);
-      this.pending.set(id, { method, resolve, reject, timer });
+      this.pending.set(id, { method, subscriptionType, resolve, reject, timer });
       socket.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
     });
   }
@@ -191,7 +204,9 @@ export class UpstreamSubscriptions {
     }
     if (message.method === 'eth_subscription') {
       const subscription = message.params?.subscription;
-      if (typeof subscription !== 'string' || !this.active.has(subscription)) return;
+      if (typeof subscription !== 'string') return;
+      const type = this.active.get(subscription);
+      if (!type) return;
       const notification = {
         jsonrpc: '2.0',
         method: 'eth_subscription',
@@ -199,7 +214,7 @@ export class UpstreamSubscriptions {
       };
       const queued = this.held.get(subscription);
       if (queued) queued.push(notification);
-      else this.options.notify(notification);
+      else this.options.notify(notification, { id: subscription, type });
       return;
     }
     if (typeof message.id !== 'number') return;
@@ -215,9 +230,9 @@ export class UpstreamSubscriptions {
       pending.resolve({ ok: false, error, cache: 'BYPASS' });
       return;
     }
-    if (pending.method === 'eth_subscribe' && typeof message.result === 'string') {
+    if (pending.subscriptionType && typeof message.result === 'string') {
       // Registered here, synchronously, so notifications in the same read are not lost.
-      this.active.add(message.result);
+      this.active.set(message.result, pending.subscriptionType);
       this.held.set(message.result, []);
       this.options.gauge?.inc();
     }
@@ -229,7 +244,7 @@ export class UpstreamSubscriptions {
     this.socket = undefined;
     this.failPending(new GatewayError('upstreamUnavailable', 'Upstream node unavailable'));
     if (this.active.size > 0 && !this.closed) {
-      for (const id of [...this.active]) this.forget(id);
+      for (const id of [...this.active.keys()]) this.forget(id);
       this.options.lost();
     }
   }

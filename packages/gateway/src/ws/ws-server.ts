@@ -12,6 +12,7 @@ import { enforceRequestSettings } from '../pipeline/enforce-settings.ts';
 import { handleRpc, type RpcDependencies, type SessionMethods } from '../pipeline/handle-rpc.ts';
 import { GatewayError } from '../rpc/errors.ts';
 import { errorResponse } from '../rpc/jsonrpc.ts';
+import { NotificationMeter } from './notification-meter.ts';
 import { checkSubscribe, UpstreamSubscriptions } from './upstream-subscriptions.ts';
 
 /** A client that does not read its socket is cut off past this many unsent bytes. */
@@ -32,7 +33,9 @@ export type WebSocketDependencies = RpcDependencies & {
  * JSON-RPC over WebSocket at `{base}/ws/v3/<key>`: the key is checked at the upgrade (401 before
  * any socket is opened), every message runs through the same pipeline as an HTTP body (same
  * methods, prices, limits and records), and eth_subscribe / eth_unsubscribe are served by the
- * connection itself, relayed to an upstream WebSocket and charged through the same stages.
+ * connection itself, relayed to an upstream WebSocket and charged through the same stages. Each
+ * notification is charged at its network's `subscriptionCosts` before it is delivered; the
+ * connection is closed (1008) when the balance cannot pay one.
  */
 export function attachWebSocket(server: GatewayServer, deps: WebSocketDependencies) {
   const wss = new WebSocketServer({ noServer: true, maxPayload: deps.maxBodyBytes });
@@ -101,11 +104,26 @@ export function attachWebSocket(server: GatewayServer, deps: WebSocketDependenci
       }
       ws.send(JSON.stringify(value));
     };
+    const meter = new NotificationMeter({
+      ledger: deps.ledger,
+      usage: deps.usage,
+      key,
+      costs: network.subscriptionCosts,
+      send,
+      sever: (code, reason) => {
+        subscriptions.close();
+        ws.close(code, reason);
+      },
+      charged: (type, cost) => deps.metrics?.notification(network, key.id, type, cost),
+      onError: (error) =>
+        deps.onInternalError?.(error, { network: network.name, method: 'eth_subscription', keyId: key.id }),
+    });
     const upstream = deps.upstreamsOf(network);
     const subscriptions = new UpstreamSubscriptions({
       urls: upstream.urls,
       timeoutMs: upstream.timeoutMs,
-      notify: send,
+      notify: (message, { id, type }) =>
+        meter.deliver(type, message, () => ws.readyState === WebSocket.OPEN && subscriptions.has(id)),
       lost: () => ws.close(1011, 'upstream subscription connection lost; reconnect and subscribe again'),
       gauge: deps.metrics?.wsSubscriptions.labels(network.name),
     });
@@ -141,6 +159,7 @@ export function attachWebSocket(server: GatewayServer, deps: WebSocketDependenci
     });
     ws.on('error', () => ws.terminate());
     ws.on('close', () => {
+      meter.stop();
       subscriptions.close();
       sessions.delete(session);
       deps.metrics?.wsConnections.dec();
