@@ -28,7 +28,7 @@ function meterFor(key: ApiKeyRecord, options: Partial<NotificationMeterOptions> 
   const meter = new NotificationMeter({
     ledger: stores.ledger,
     usage: stores.usage,
-    key,
+    key: async () => key,
     costs: COSTS,
     send: (message) => sent.push(message),
     sever: (code, reason) => severed.push([code, reason]),

@@ -353,4 +353,28 @@ describe('WebSocket JSON-RPC', () => {
       await client.close();
     }
   });
+
+  test('a key revoked while its connection is open: the next call or notification closes it with 1008', {
+    timeout: 30_000,
+  }, async () => {
+    const { id, ws } = await keyWith(100_000);
+    const calling = await connect(ws);
+    const streaming = await connect(ws);
+    const callingClosed = once(calling.socket, 'close') as Promise<[number, Buffer]>;
+    const streamingClosed = once(streaming.socket, 'close') as Promise<[number, Buffer]>;
+    try {
+      assert.equal(typeof (await streaming.call('eth_subscribe', ['newHeads'])).result, 'string');
+      await stack.gateway.keys.revoke(id);
+      calling.send({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] });
+      await mine();
+      for (const [code, reason] of [await callingClosed, await streamingClosed]) {
+        assert.equal(code, 1008);
+        assert.equal(String(reason), 'the API key was revoked');
+      }
+      assert.equal(streaming.notifications.length, 0, 'no notification after the revocation');
+    } finally {
+      await calling.close();
+      await streaming.close();
+    }
+  });
 });

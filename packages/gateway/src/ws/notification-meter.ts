@@ -14,7 +14,8 @@ const MAX_REASON_BYTES = 123;
 export type NotificationMeterOptions = {
   ledger: CreditLedger;
   usage: UsageRecorder;
-  key: ApiKeyRecord;
+  /** The key's record as it is now (limits changed, key revoked: undefined) — looked up per notification. */
+  key: () => Promise<ApiKeyRecord | undefined>;
   costs: SubscriptionCosts;
   /** Delivers a paid notification to the client. */
   send: (message: unknown) => void;
@@ -64,7 +65,12 @@ export class NotificationMeter {
 
   private async meter(type: SubscriptionType, message: unknown, wanted: () => boolean) {
     if (this.stopped || !wanted()) return;
-    const { ledger, key } = this.options;
+    const { ledger } = this.options;
+    const key = await this.options.key();
+    if (!key) {
+      this.sever(CLOSE_CREDITS_EXHAUSTED, 'the API key was revoked');
+      return;
+    }
     const cost = this.options.costs[type];
     if (cost > 0) {
       const debit = await ledger.debit(key.id, key.dailyCredits, cost);

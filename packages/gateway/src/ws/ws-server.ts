@@ -4,7 +4,7 @@ import WebSocket, { WebSocketServer } from 'ws';
 import type { InFlight } from '../http/drain.ts';
 import { routeRpc } from '../http/route.ts';
 import type { AccessEntry, GatewayServer } from '../http/server.ts';
-import type { KeyStore } from '../keys/key-store.ts';
+import type { ApiKeyRecord, KeyStore } from '../keys/key-store.ts';
 import type { Network } from '../network.ts';
 import type { GatewayMetrics } from '../observability/metrics.ts';
 import { authenticate } from '../pipeline/authenticate.ts';
@@ -92,10 +92,14 @@ export function attachWebSocket(server: GatewayServer, deps: WebSocketDependenci
         errorResponse(null, { code: -32603, message: 'the gateway is shutting down' }),
       );
     }
-    wss.handleUpgrade(request, socket, head, (ws) => serve(ws, network, record));
+    const apiKey = route.key ?? '';
+    wss.handleUpgrade(request, socket, head, (ws) => serve(ws, network, record, apiKey));
   }
 
-  function serve(ws: WebSocket, network: Network, key: Awaited<ReturnType<typeof authenticate>>) {
+  function serve(ws: WebSocket, network: Network, key: ApiKeyRecord, apiKey: string) {
+    // The record is looked up again for every message and notification (a cached lookup): a key
+    // revoked or given new limits while the connection is open takes effect on it at once.
+    const current = async () => deps.keys.authenticate(apiKey);
     const send = (value: unknown) => {
       if (ws.readyState !== WebSocket.OPEN) return;
       if (ws.bufferedAmount > MAX_BUFFERED_BYTES) {
@@ -107,7 +111,7 @@ export function attachWebSocket(server: GatewayServer, deps: WebSocketDependenci
     const meter = new NotificationMeter({
       ledger: deps.ledger,
       usage: deps.usage,
-      key,
+      key: current,
       costs: network.subscriptionCosts,
       send,
       sever: (code, reason) => {
@@ -141,8 +145,13 @@ export function attachWebSocket(server: GatewayServer, deps: WebSocketDependenci
     ws.on('message', (data) => {
       const done = deps.inFlight.begin();
       const started = deps.onAnswered ? performance.now() : 0;
-      handleRpc(String(data), network, key, deps, methods)
+      current()
+        .then((record) => {
+          if (record) return handleRpc(String(data), network, record, deps, methods);
+          ws.close(1008, 'the API key was revoked');
+        })
         .then((outcome) => {
+          if (!outcome) return;
           if (outcome.body !== undefined) send(outcome.body);
           deps.onAnswered?.({
             transport: 'ws',
