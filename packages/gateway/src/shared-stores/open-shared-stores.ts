@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { SharedStoresConfig } from '../config/config.ts';
 import type { GatewayStores } from '../gateway.ts';
+import { sanitiseUpstreamMessage, upstreamSecrets } from '../upstream/sanitise.ts';
 import { createPostgresPool, migratePostgres } from './postgres.ts';
 import { PostgresKeyStore } from './postgres-key-store.ts';
 import { PostgresUsageRecorder } from './postgres-usage-recorder.ts';
@@ -28,11 +29,15 @@ export async function openSharedStores(
   const logger = options.logger;
   // At most one line per kind of problem every 10 s, so an outage does not flood the log.
   const lastWarned = new Map<string, number>();
+  // Driver messages may quote the connection string (and its password): they are cleaned first.
+  const secrets = [...upstreamSecrets(config.databaseUrl), ...upstreamSecrets(config.redisUrl)];
+  const clean = (error: Error | undefined) =>
+    error === undefined ? undefined : sanitiseUpstreamMessage(error.message, secrets);
   const warn = (what: string) => (error: Error) => {
     const now = Date.now();
     if (now - (lastWarned.get(what) ?? -Infinity) < 10_000) return;
     lastWarned.set(what, now);
-    logger?.warn({ err: error.message }, what);
+    logger?.warn({ err: clean(error) }, what);
   };
   const pool = createPostgresPool(config.databaseUrl, warn('postgres connection error'));
   try {
@@ -40,7 +45,7 @@ export async function openSharedStores(
     if (applied.length) logger?.info({ migrations: applied }, 'postgres schema migrated');
   } catch (error) {
     await pool.end().catch(() => {});
-    throw new Error(`cannot prepare the shared PostgreSQL store: ${(error as Error).message}`);
+    throw new Error(`cannot prepare the shared PostgreSQL store: ${clean(error as Error)}`);
   }
   const keys = new PostgresKeyStore(pool, config.databaseUrl, {
     onError: warn('postgres key store: lookups bypass the cache until the change listener is back'),
@@ -54,7 +59,7 @@ export async function openSharedStores(
     if (up) logger?.info('redis is reachable again: metering is shared again');
     else
       logger?.warn(
-        { err: error?.message, redisFailure: config.redisFailure },
+        { err: clean(error), redisFailure: config.redisFailure },
         config.redisFailure === 'closed'
           ? 'redis is unreachable: metered requests are refused (503) until it is back'
           : 'redis is unreachable: metering in this instance only until it is back',

@@ -10,6 +10,8 @@ export const NOT_IDEMPOTENT = new Set([
   'requestAirdrop',
 ]);
 
+const noUpstream = () => new GatewayError('upstreamUnavailable', 'No upstream node is available');
+
 export type UpstreamMember = {
   upstream: HttpUpstream;
   breaker: CircuitBreaker;
@@ -99,7 +101,7 @@ export class UpstreamPool {
   /** A call that changes state goes to one upstream only: a second attempt could do it twice. */
   private async callOnce(candidates: UpstreamMember[], method: string, params: unknown) {
     const member = candidates.find((m) => m.breaker.allow());
-    if (!member) throw new GatewayError('upstreamUnavailable', 'No upstream node is available');
+    if (!member) throw noUpstream();
     try {
       const reply = await member.upstream.call(method, params);
       member.breaker.success();
@@ -126,7 +128,7 @@ export class UpstreamPool {
       let settled = false;
       let hedged = false;
       let hedgeTimer: NodeJS.Timeout | undefined;
-      let lastError: unknown = new GatewayError('upstreamUnavailable', 'No upstream node is available');
+      let lastError: unknown;
       const calls = new Set<AbortController>();
 
       const finish = () => {
@@ -176,7 +178,7 @@ export class UpstreamPool {
         }
         return false;
       };
-      if (!launch(false)) reject(lastError);
+      if (!launch(false)) reject(noUpstream());
     });
   }
 
