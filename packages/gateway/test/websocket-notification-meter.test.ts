@@ -10,7 +10,11 @@ import {
   openEmbeddedStores,
   RedisCreditLedger,
 } from '../src/index.ts';
-import { NotificationMeter, type NotificationMeterOptions } from '../src/ws/notification-meter.ts';
+import {
+  MAX_QUEUED_NOTIFICATIONS,
+  NotificationMeter,
+  type NotificationMeterOptions,
+} from '../src/ws/notification-meter.ts';
 import { closedPort } from './harness.ts';
 
 const stores = openEmbeddedStores(undefined);
@@ -103,4 +107,22 @@ test('a credit store that cannot be reached (redisFailure: closed) ends the conn
   } finally {
     redis.disconnect();
   }
+});
+
+test('a backlog beyond the cap closes the connection with 1013 instead of growing without bound', async () => {
+  // A debit that never finishes (a credit store hanging): nothing leaves the queue.
+  const ledger: CreditLedger = {
+    debit: () => new Promise(() => {}),
+    refund: async () => {},
+    spent: async () => 0,
+    close: async () => {},
+  };
+  const key = await keyWith(10_000);
+  const { meter, sent, severed } = meterFor(key, { ledger });
+  for (let i = 0; i <= MAX_QUEUED_NOTIFICATIONS; i++) meter.deliver('newHeads', i, () => true);
+  await turn();
+  assert.deepEqual(severed, [
+    [1013, 'notifications arrive faster than they can be metered; reconnect later'],
+  ]);
+  assert.equal(sent.length, 0);
 });

@@ -8,6 +8,11 @@ export const CLOSE_CREDITS_EXHAUSTED = 1008;
 /** Close code when the credit store cannot be reached and the gateway fails closed. */
 export const CLOSE_METERING_UNAVAILABLE = 1011;
 
+/** Close code when notifications pile up faster than they can be charged (try again later). */
+export const CLOSE_BACKLOG = 1013;
+/** Notifications waiting for their debit past which the connection is closed rather than grow. */
+export const MAX_QUEUED_NOTIFICATIONS = 10_000;
+
 /** WebSocket close reasons are limited to 123 bytes. */
 const MAX_REASON_BYTES = 123;
 
@@ -37,6 +42,7 @@ export type NotificationMeterOptions = {
  */
 export class NotificationMeter {
   private tail: Promise<void> = Promise.resolve();
+  private queued = 0;
   private stopped = false;
 
   constructor(private readonly options: NotificationMeterOptions) {}
@@ -47,8 +53,16 @@ export class NotificationMeter {
    */
   deliver(type: SubscriptionType, message: unknown, wanted: () => boolean) {
     if (this.stopped) return;
+    if (this.queued >= MAX_QUEUED_NOTIFICATIONS) {
+      this.sever(CLOSE_BACKLOG, 'notifications arrive faster than they can be metered; reconnect later');
+      return;
+    }
+    this.queued += 1;
     this.tail = this.tail
       .then(() => this.meter(type, message, wanted))
+      .finally(() => {
+        this.queued -= 1;
+      })
       .catch((error) => {
         this.options.onError?.(error);
         this.sever(
