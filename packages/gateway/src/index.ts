@@ -1,4 +1,5 @@
 export {
+  type CacheConfig,
   ConfigError,
   type GatewayConfig,
   loadConfigFile,
