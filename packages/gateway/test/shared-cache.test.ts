@@ -243,6 +243,6 @@ describe('a response cache shared by gateway instances on Redis', {
     );
     const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
     const errors = Number(/portico_cache_store_errors_total\{network="cut"\} (\d+)/.exec(metrics)?.[1]);
-    assert.ok(errors >= 4, `store errors counted (${errors})`);
+    assert.ok(errors >= 1, `store errors counted (${errors})`);
   });
 });

@@ -27,6 +27,12 @@ redis.call('UNLINK', KEYS[1])
 return #members`);
 
 const EVICTION_RETRY_MS = 500;
+/**
+ * While Redis is failing, one read or write per this interval finds out whether it is back; the
+ * others skip Redis, so a hanging Redis delays one request a second, not all of them, and writes
+ * do not pile up in the client's queue.
+ */
+const PROBE_EVERY_MS = 1000;
 
 export type RedisResponseCacheOptions = {
   /** The network whose answers are cached (part of every key). */
@@ -53,7 +59,8 @@ export type RedisResponseCacheOptions = {
  * `unfinalizedTtlMs` at the latest, or earlier when that instance sees the reorg and evicts.
  *
  * Redis unreachable or slow (past the client's command timeout): a read is a miss, a write is
- * dropped, a failed eviction is retried until Redis answers; no method throws.
+ * dropped, and until Redis answers again only one call a second tries it; a failed eviction is
+ * retried until Redis answers. No method throws.
  */
 export class RedisResponseCache implements ResponseCache {
   private readonly namespace: string;
@@ -65,6 +72,7 @@ export class RedisResponseCache implements ResponseCache {
   private owedEviction: number | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  private lastFailure = Number.NEGATIVE_INFINITY;
   storeErrors = 0;
 
   constructor(
@@ -82,6 +90,7 @@ export class RedisResponseCache implements ResponseCache {
   }
 
   async get(key: string): Promise<CachedReply | undefined> {
+    if (this.skipping()) return undefined;
     let text: string | null;
     try {
       text = await this.redis.get(this.keyOf(key));
@@ -102,7 +111,7 @@ export class RedisResponseCache implements ResponseCache {
   /** Resolves once written or dropped; never rejects. */
   async set(key: string, value: CachedReply, final: boolean): Promise<void> {
     const ttl = final ? this.options.finalTtlMs : this.options.unfinalizedTtlMs;
-    if (ttl <= 0) return;
+    if (ttl <= 0 || this.skipping()) return;
     if (final && value.block !== undefined) this.topFinalBlock = Math.max(this.topFinalBlock, value.block);
     try {
       const text = JSON.stringify(value);
@@ -158,7 +167,17 @@ export class RedisResponseCache implements ResponseCache {
     } while (cursor !== '0');
   }
 
+  /** True while Redis is failing, except for one probe call per PROBE_EVERY_MS. */
+  private skipping(): boolean {
+    if (this.health.reachable) return false;
+    const now = Date.now();
+    if (now - this.lastFailure < PROBE_EVERY_MS) return true;
+    this.lastFailure = now;
+    return false;
+  }
+
   private failed(error: unknown) {
+    this.lastFailure = Date.now();
     this.storeErrors += 1;
     this.health.failed(error);
   }
