@@ -76,6 +76,8 @@ export async function openResponseCaches(
     },
     async close() {
       await Promise.all(caches.map((cache) => cache.close()));
+      // QUIT lets writes still in flight finish (they would count as failures otherwise).
+      if (redis?.status === 'ready') await redis.quit().catch(() => {});
       redis?.disconnect();
     },
   };
