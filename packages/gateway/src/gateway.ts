@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
-import { MemoryResponseCache } from './cache/response-cache.ts';
+import { openResponseCaches } from './cache/open-response-caches.ts';
 import type { GatewayConfig } from './config/config.ts';
 import type { CreditLedger } from './credits/ledger.ts';
 import { MemoryCreditLedger } from './credits/memory-ledger.ts';
@@ -85,6 +85,7 @@ export async function startGateway(
     (config.stores?.kind === 'shared'
       ? await openSharedStores(config.stores, { logger })
       : openEmbeddedStores(config.dataDir));
+  const caches = await openResponseCaches(config, logger);
   const wsUpstreams = new Map<Network, { urls: () => string[]; timeoutMs: number }>();
   const networks: Network[] = config.networks.map((n) => {
     const upstreams = new UpstreamPool(
@@ -105,9 +106,7 @@ export async function startGateway(
       },
     );
     const heads = new HeadTracker(upstreams, n.kind, n.headPollMs);
-    const cache = n.cache.enabled
-      ? new MemoryResponseCache(n.cache.maxEntries, n.cache.unfinalizedTtlMs)
-      : undefined;
+    const cache = caches.cacheFor(n);
     heads.onHead(({ reorg, finalized }) => {
       if (reorg) cache?.evictAfterReorg(finalized);
     });
@@ -233,6 +232,7 @@ export async function startGateway(
         await closed;
         for (const network of networks) network.heads.stop();
         await Promise.all(networks.map((n) => (finished ? n.upstreams.close() : n.upstreams.destroy())));
+        await caches.close();
         if (!options.stores) await stores.close();
       })();
       return closing;

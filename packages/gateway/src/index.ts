@@ -1,4 +1,7 @@
+export { MemoryResponseCache } from './cache/memory-response-cache.ts';
+export type { CachedReply, ResponseCache } from './cache/response-cache.ts';
 export {
+  type CacheConfig,
   ConfigError,
   type GatewayConfig,
   loadConfigFile,
@@ -46,5 +49,9 @@ export {
 } from './shared-stores/redis.ts';
 export { RedisCreditLedger, type RedisCreditLedgerOptions } from './shared-stores/redis-credit-ledger.ts';
 export { RedisRateLimiter, type RedisRateLimiterOptions } from './shared-stores/redis-rate-limiter.ts';
+export {
+  RedisResponseCache,
+  type RedisResponseCacheOptions,
+} from './shared-stores/redis-response-cache.ts';
 export { openSqlite, type SqliteDatabase } from './store/sqlite.ts';
 export { decodeRevertReason } from './upstream/revert.ts';

@@ -1,4 +1,4 @@
-import type { MemoryResponseCache } from './cache/response-cache.ts';
+import type { ResponseCache } from './cache/response-cache.ts';
 import type { ChainContext, MethodTable } from './methods/types.ts';
 import type { NetworkKind } from './rpc/errors.ts';
 import type { HeadTracker } from './upstream/head-tracker.ts';
@@ -26,7 +26,7 @@ export type Network = {
    */
   blockTags: 'agreed' | 'upstream';
   /** Finality-aware response cache; undefined when caching is off. */
-  cache?: MemoryResponseCache;
+  cache?: ResponseCache;
   /** Identical requests in flight share one upstream call. */
   inflight: Map<string, Promise<UpstreamReply>>;
   /** Credits of each eth_subscription notification delivered over WebSocket, by subscription type. */

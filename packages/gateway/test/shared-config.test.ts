@@ -95,3 +95,53 @@ test('a wrong subscriptionCosts is refused with the field named', () => {
   for (const [subscriptionCosts, message] of cases)
     assert.throws(() => parseConfig({ networks: [{ ...base.networks[0], subscriptionCosts }] }), message);
 });
+
+test('the response cache is in memory with embedded stores and in Redis with shared stores', () => {
+  const shared = { kind: 'shared', databaseUrl: 'postgres://db/p', redisUrl: 'redis://cache' };
+  const defaults = { enabled: true, maxEntries: 10_000, unfinalizedTtlMs: 2000, finalTtlMs: 86_400_000 };
+  assert.deepEqual(parseConfig(base, {}).networks[0].cache, { ...defaults, store: 'memory' });
+  assert.deepEqual(parseConfig({ ...base, stores: shared }, {}).networks[0].cache, {
+    ...defaults,
+    store: 'redis',
+  });
+  const network = (cache: unknown) => ({ networks: [{ ...base.networks[0], cache }] });
+  const chosen = parseConfig({ ...network({ store: 'memory', maxEntries: 50 }), stores: shared }, {});
+  assert.deepEqual(chosen.networks[0].cache, { ...defaults, store: 'memory', maxEntries: 50 });
+  const tuned = parseConfig(
+    { ...network({ finalTtlMs: 3_600_000, unfinalizedTtlMs: 500 }), stores: shared },
+    {},
+  );
+  assert.deepEqual(tuned.networks[0].cache, {
+    ...defaults,
+    store: 'redis',
+    finalTtlMs: 3_600_000,
+    unfinalizedTtlMs: 500,
+  });
+  assert.equal(parseConfig(network(false), {}).networks[0].cache.enabled, false);
+  const ownRedis = parseConfig(
+    { ...base, stores: { ...shared, cacheRedisUrl: `redis://\${CACHE_HOST}:6380` } },
+    { CACHE_HOST: 'cache-2' },
+  );
+  assert.equal(ownRedis.stores?.kind === 'shared' && ownRedis.stores.cacheRedisUrl, 'redis://cache-2:6380');
+});
+
+test('a wrong cache section is refused with the field named', () => {
+  const shared = { kind: 'shared', databaseUrl: 'postgres://db/p', redisUrl: 'redis://cache' };
+  const network = (cache: unknown) => ({ networks: [{ ...base.networks[0], cache }] });
+  const cases: [Record<string, unknown>, RegExp][] = [
+    [network({ store: 'disk' }), /networks\[0\]\.cache\.store must be memory or redis/],
+    [network({ store: 'redis' }), /networks\[0\]\.cache\.store: redis needs stores\.kind: shared/],
+    [
+      { ...network({ finalTtlMs: 0 }), stores: shared },
+      /networks\[0\]\.cache\.finalTtlMs must be an integer/,
+    ],
+    [network({ ttlMs: 5 }), /networks\[0\]\.cache has unknown field\(s\): ttlMs/],
+    [network('yes'), /networks\[0\]\.cache must be an object/],
+    [
+      { ...base, stores: { ...shared, cacheRedisUrl: 'http://x' } },
+      /stores\.cacheRedisUrl must start with redis:/,
+    ],
+    [{ ...base, stores: { kind: 'embedded', cacheRedisUrl: 'redis://x' } }, /apply only to kind: shared/],
+  ];
+  for (const [config, message] of cases) assert.throws(() => parseConfig(config, {}), message);
+});

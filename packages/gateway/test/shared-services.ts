@@ -56,7 +56,9 @@ export type TcpProxy = {
   url: string;
   /** Cuts every open connection and refuses new ones (the service looks down). */
   cut: () => void;
-  /** Lets connections through again. */
+  /** Keeps connections open but holds the service's answers back (the service hangs). */
+  stall: () => void;
+  /** Lets connections through again (and answers held back by `stall`). */
   restore: () => void;
   close: () => Promise<void>;
 };
@@ -65,7 +67,9 @@ export type TcpProxy = {
 export async function startTcpProxy(targetUrl: string): Promise<TcpProxy> {
   const target = new URL(targetUrl);
   const sockets = new Set<Socket>();
+  const answers = new Map<Socket, Socket>();
   let open = true;
+  let stalled = false;
   const server: Server = createServer((client) => {
     if (!open) {
       client.destroy();
@@ -80,7 +84,11 @@ export async function startTcpProxy(targetUrl: string): Promise<TcpProxy> {
         upstream.destroy();
       });
     }
-    client.pipe(upstream).pipe(client);
+    client.pipe(upstream);
+    answers.set(upstream, client);
+    upstream.on('close', () => answers.delete(upstream));
+    if (stalled) upstream.pause();
+    else upstream.pipe(client);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
@@ -93,8 +101,17 @@ export async function startTcpProxy(targetUrl: string): Promise<TcpProxy> {
       open = false;
       cutAll();
     },
+    stall() {
+      stalled = true;
+      for (const [upstream, client] of answers) {
+        upstream.unpipe(client);
+        upstream.pause();
+      }
+    },
     restore() {
       open = true;
+      if (stalled) for (const [upstream, client] of answers) upstream.pipe(client);
+      stalled = false;
     },
     close() {
       open = false;

@@ -1,63 +1,28 @@
 import type { UpstreamReply } from '../upstream/http-upstream.ts';
 
 export type CachedReply = {
-  reply: UpstreamReply /** Block the data belongs to, when known. */;
+  reply: UpstreamReply;
+  /** Block the data belongs to, when known. */
   block?: number;
 };
 
 /**
- * Successful upstream replies by request. Final data (at or below the finalized block) stays until
- * evicted by size; unfinalized data lives `unfinalizedTtlMs` and is dropped on a reorg.
+ * Successful upstream replies by request, finality-aware: final data (at or below the finalized
+ * block) is kept long, unfinalized data briefly, and a reorg drops what it may have changed.
+ * Implemented in memory (`MemoryResponseCache`) and in Redis (`RedisResponseCache`, shared by
+ * gateway instances). No method throws: a store that cannot be reached answers a miss.
  */
-export class MemoryResponseCache {
-  private readonly entries = new Map<string, CachedReply & { expiresAt: number }>();
-  hits = 0;
-  misses = 0;
-
-  constructor(
-    private readonly maxEntries = 10_000,
-    readonly unfinalizedTtlMs = 2000,
-  ) {}
-
-  get(key: string, now = Date.now()): CachedReply | undefined {
-    const entry = this.entries.get(key);
-    if (!entry || entry.expiresAt <= now) {
-      if (entry) this.entries.delete(key);
-      this.misses += 1;
-      return undefined;
-    }
-    // Least recently used goes first: re-insert to move it to the end.
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    this.hits += 1;
-    return entry;
-  }
-
-  /** Stores a reply; `final` data never expires, the rest expires after the unfinalized TTL. */
-  set(key: string, value: CachedReply, final: boolean, now = Date.now()) {
-    if (this.entries.size >= this.maxEntries) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
-    }
-    this.entries.set(key, {
-      ...value,
-      expiresAt: final ? Number.POSITIVE_INFINITY : now + this.unfinalizedTtlMs,
-    });
-  }
-
+export interface ResponseCache {
+  /**
+   * The cached reply, or undefined. A store in this process answers at once; a shared one answers
+   * with a Promise, so callers await only when they get one (the hot path stays synchronous).
+   */
+  get(key: string): CachedReply | undefined | Promise<CachedReply | undefined>;
+  /** Stores a reply without making the caller wait; `final` data outlives the unfinalized TTL. */
+  set(key: string, value: CachedReply, final: boolean): void;
   /** After a reorg: forget every unfinalized entry and every entry above the finalized block. */
-  evictAfterReorg(finalized: number) {
-    for (const [key, entry] of this.entries) {
-      if (
-        entry.expiresAt !== Number.POSITIVE_INFINITY ||
-        (entry.block !== undefined && entry.block > finalized)
-      ) {
-        this.entries.delete(key);
-      }
-    }
-  }
-
-  get size() {
-    return this.entries.size;
-  }
+  evictAfterReorg(finalized: number): void;
+  /** Store operations that failed since start (a shared store that could not be reached). */
+  readonly storeErrors: number;
+  close(): Promise<void>;
 }

@@ -30,7 +30,7 @@ export type NetworkConfig = {
   /** How often each upstream is asked for its head (also the health check). Default 2000 ms. */
   headPollMs: number;
   /** Finality-aware response cache. */
-  cache: { enabled: boolean; maxEntries: number; unfinalizedTtlMs: number };
+  cache: CacheConfig;
   /** Circuit breaker: failures in a row that set an upstream aside, and for how long. */
   breaker: { failures: number; cooldownMs: number };
   /** WebSocket nodes for eth_subscribe (`ws://`/`wss://`); absent: derived from `upstreams`. */
@@ -46,6 +46,18 @@ export type NetworkConfig = {
   subscriptionCosts: SubscriptionCosts;
 };
 
+export type CacheConfig = {
+  enabled: boolean;
+  /** `memory` (this instance) or `redis` (shared by instances). Default `redis` with shared stores. */
+  store: 'memory' | 'redis';
+  /** Most entries kept (memory store only). Default 10000. */
+  maxEntries: number;
+  /** How long data above the finalized block is kept. Default 2000 ms. */
+  unfinalizedTtlMs: number;
+  /** How long final data is kept (redis store only; memory keeps it until evicted by size). Default 1 day. */
+  finalTtlMs: number;
+};
+
 /** Where keys, usage and balances live: `embedded` (one instance) or `shared` (several instances). */
 export type StoresConfig = { kind: 'embedded' } | SharedStoresConfig;
 
@@ -59,6 +71,8 @@ export type SharedStoresConfig = {
   redisFailure: 'closed' | 'open';
   /** Prefix of the gateway's Redis keys. Default `portico:`. */
   redisKeyPrefix: string;
+  /** A Redis of its own for the response cache (`cache.store: redis`). Default: `redisUrl`. */
+  cacheRedisUrl?: string;
 };
 
 export type GatewayConfig = {
@@ -106,7 +120,8 @@ const GATEWAY_KEYS = [
   'tls',
   'shutdownTimeoutMs',
 ];
-const STORES_KEYS = ['kind', 'databaseUrl', 'redisUrl', 'redisFailure', 'redisKeyPrefix'];
+const STORES_KEYS = ['kind', 'databaseUrl', 'redisUrl', 'redisFailure', 'redisKeyPrefix', 'cacheRedisUrl'];
+const CACHE_KEYS = ['enabled', 'store', 'maxEntries', 'unfinalizedTtlMs', 'finalTtlMs'];
 const NETWORK_KEYS = [
   'name',
   'kind',
@@ -145,7 +160,8 @@ export function parseConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env):
   const networks = root.networks;
   if (!Array.isArray(networks) || networks.length === 0)
     throw new ConfigError('config.networks must be a non-empty list');
-  const parsed = networks.map((n, i) => parseNetwork(n, `networks[${i}]`, env));
+  const stores = parseStores(root.stores, env);
+  const parsed = networks.map((n, i) => parseNetwork(n, `networks[${i}]`, env, stores.kind));
   const names = new Set<string>();
   const bases = new Set<string>();
   for (const network of parsed) {
@@ -166,7 +182,7 @@ export function parseConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env):
     maxBatchSize: integer(root.maxBatchSize ?? 100, 'maxBatchSize', 1, 1000),
     logLevel: optionalString(root.logLevel, 'logLevel') ?? 'info',
     networks: parsed,
-    stores: parseStores(root.stores, env),
+    stores,
     metrics: parseMetrics(root.metrics, adminToken !== undefined),
     tls: parseTls(root.tls),
     shutdownTimeoutMs: integer(root.shutdownTimeoutMs ?? 10_000, 'shutdownTimeoutMs', 0, 600_000),
@@ -220,6 +236,9 @@ function parseStores(raw: unknown, env: NodeJS.ProcessEnv): StoresConfig {
     redisUrl: serviceUrl(stores.redisUrl, env, 'stores.redisUrl', ['redis:', 'rediss:']),
     redisFailure,
     redisKeyPrefix,
+    ...(stores.cacheRedisUrl !== undefined && {
+      cacheRedisUrl: serviceUrl(stores.cacheRedisUrl, env, 'stores.cacheRedisUrl', ['redis:', 'rediss:']),
+    }),
   };
 }
 
@@ -237,7 +256,12 @@ function serviceUrl(value: unknown, env: NodeJS.ProcessEnv, at: string, protocol
   return text;
 }
 
-function parseNetwork(raw: unknown, at: string, env: NodeJS.ProcessEnv): NetworkConfig {
+function parseNetwork(
+  raw: unknown,
+  at: string,
+  env: NodeJS.ProcessEnv,
+  storesKind: StoresConfig['kind'],
+): NetworkConfig {
   const network = object(raw, at);
   unknownKeys(network, NETWORK_KEYS, at);
   const name = network.name;
@@ -284,7 +308,7 @@ function parseNetwork(raw: unknown, at: string, env: NodeJS.ProcessEnv): Network
       100_000_000,
     ),
 
-    cache: parseCache(network.cache, `${at}.cache`),
+    cache: parseCache(network.cache, `${at}.cache`, storesKind),
     breaker: parseBreaker(network.breaker, `${at}.breaker`),
     wsUpstreams: parseWsUpstreams(network.wsUpstreams, env, `${at}.wsUpstreams`),
     blockTags: oneOf(
@@ -313,17 +337,25 @@ function parseHedge(raw: unknown, at: string): NetworkConfig['hedge'] {
   return { afterMs: integer(hedge.afterMs, `${at}.afterMs`, 1, 600_000) };
 }
 
-function parseCache(raw: unknown, at: string): NetworkConfig['cache'] {
-  if (raw === undefined || raw === true) return { enabled: true, maxEntries: 10_000, unfinalizedTtlMs: 2000 };
-  if (raw === false) return { enabled: false, maxEntries: 0, unfinalizedTtlMs: 0 };
-  const cache = object(raw, at);
-  unknownKeys(cache, ['enabled', 'maxEntries', 'unfinalizedTtlMs'], at);
+/** The cache lives in memory with embedded stores and in the shared Redis with shared stores. */
+function parseCache(raw: unknown, at: string, storesKind: StoresConfig['kind']): CacheConfig {
+  const byDefault = storesKind === 'shared' ? 'redis' : 'memory';
+  if (raw === false)
+    return { enabled: false, store: byDefault, maxEntries: 0, unfinalizedTtlMs: 0, finalTtlMs: 0 };
+  const cache = raw === undefined || raw === true ? {} : object(raw, at);
+  unknownKeys(cache, CACHE_KEYS, at);
   if (cache.enabled !== undefined && typeof cache.enabled !== 'boolean')
     throw new ConfigError(`${at}.enabled must be true or false`);
+  const store = cache.store ?? byDefault;
+  if (store !== 'memory' && store !== 'redis') throw new ConfigError(`${at}.store must be memory or redis`);
+  if (store === 'redis' && storesKind !== 'shared')
+    throw new ConfigError(`${at}.store: redis needs stores.kind: shared (the cache uses the shared Redis)`);
   return {
     enabled: cache.enabled !== false,
+    store,
     maxEntries: integer(cache.maxEntries ?? 10_000, `${at}.maxEntries`, 1, 10_000_000),
     unfinalizedTtlMs: integer(cache.unfinalizedTtlMs ?? 2000, `${at}.unfinalizedTtlMs`, 0, 3_600_000),
+    finalTtlMs: integer(cache.finalTtlMs ?? 86_400_000, `${at}.finalTtlMs`, 1000, 30 * 86_400_000),
   };
 }
 

@@ -37,7 +37,7 @@ type NetworkChildren = {
 /**
  * The gateway's Prometheus metrics, on a registry of their own (several gateways can live in one
  * process). Label children are created once per network/method/key and kept, so the request path
- * only increments. Upstream health is read from the pools when scraped. Keys never appear: only
+ * only increments. Upstream health and cache store errors are read when scraped. Keys never appear: only
  * key ids; upstreams appear as their index and host (never path, query or credentials).
  */
 export class GatewayMetrics {
@@ -94,6 +94,18 @@ export class GatewayMetrics {
       help: 'Cacheable requests the response cache could not answer, by network',
       labelNames: ['network'],
       registers,
+    });
+    new Counter({
+      name: 'portico_cache_store_errors_total',
+      help: 'Response cache reads and writes that failed (a shared cache store unreachable or slow), by network',
+      labelNames: ['network'],
+      registers,
+      collect() {
+        this.reset();
+        for (const network of networks) {
+          if (network.cache) this.inc({ network: network.name }, network.cache.storeErrors);
+        }
+      },
     });
     const upstreamLabels = ['network', 'upstream', 'host'] as const;
     const eachUpstream = (

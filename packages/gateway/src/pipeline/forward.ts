@@ -73,7 +73,9 @@ async function cachedCall(
       : { cacheable: false as const };
   const key = `${method}:${stringifyJsonExact(params)}`;
   if (decision.cacheable && network.cache) {
-    const hit = network.cache.get(key);
+    // A shared cache answers with a Promise; the in-memory one at once, without a turn of the loop.
+    const found = network.cache.get(key);
+    const hit = found instanceof Promise ? await found : found;
     if (hit) return { ...hit.reply, cache: 'HIT' };
   }
   const send = () => network.upstreams.call(method, params, { minHead: requested });
