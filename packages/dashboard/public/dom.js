@@ -93,10 +93,13 @@ export function copyButton(label, text) {
   button.addEventListener('click', async () => {
     try {
       await navigator.clipboard.writeText(text);
+      // The name changes with the visible text, so that it keeps containing what is shown.
       button.textContent = 'Copied';
+      button.setAttribute('aria-label', `Copied ${label}`);
       announce(`${label} copied to the clipboard.`);
       setTimeout(() => {
         button.textContent = 'Copy';
+        button.setAttribute('aria-label', `Copy ${label}`);
       }, 2000);
     } catch {
       const target = button.parentElement?.querySelector('code, input');
