@@ -4,6 +4,7 @@ import { ApiError, adminRequest, clearToken, getToken, setToken } from './api.js
 import { barChart, destroyCharts } from './charts.js';
 import { announce, confirmDialog, copyButton, field, formProblems, h } from './dom.js';
 import {
+  curlExample,
   errorMeaning,
   formatDecimal,
   formatNumber,
@@ -12,6 +13,7 @@ import {
   lastDays,
   parseWholeNumber,
 } from './format.js';
+import { securityBadges, securitySection } from './security.js';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
@@ -308,7 +310,7 @@ function keyCard(key) {
       'h3',
       {},
       h('a', { href: `#/keys/${encodeURIComponent(key.id)}` }, key.name),
-      revoked ? h('span', { className: 'badge' }, 'revoked') : null,
+      revoked ? [' ', h('span', { className: 'badge' }, 'revoked')] : securityBadges(key.settings),
     ),
     h(
       'dl',
@@ -521,14 +523,6 @@ async function newKeyView(ticket, params) {
   );
 }
 
-function curlExample(url, kind) {
-  const body =
-    kind === 'solana'
-      ? '{"jsonrpc":"2.0","id":1,"method":"getSlot"}'
-      : '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}';
-  return `curl -s -X POST -H 'content-type: application/json' \\\n  --data '${body}' \\\n  '${url}'`;
-}
-
 /** The full key, once, with its endpoints and a curl example per network. */
 async function createdView(ticket, created, { rotated }) {
   let kinds = new Map();
@@ -613,6 +607,11 @@ async function keyView(ticket, id) {
     return errorView(ticket, error, () => go(`#/keys/${encodeURIComponent(id)}`));
   }
   const revoked = key.revokedAt !== null;
+  const badges = h(
+    'span',
+    { id: 'key-badges' },
+    revoked ? [' ', h('span', { className: 'badge' }, 'revoked')] : securityBadges(key.settings),
+  );
   const actionError = h('div', { id: 'action-error' });
   const facts = h(
     'dl',
@@ -680,6 +679,16 @@ async function keyView(ticket, id) {
       }
     });
     sections.push(form);
+    sections.push(
+      securitySection(key, {
+        api,
+        confirm: confirmDialog,
+        networks,
+        explain: (error) =>
+          error instanceof SignedOut ? null : `${describeFailure(error)} ${hintFor(error)}`,
+        onChange: (updated) => badges.replaceChildren(...securityBadges(updated.settings)),
+      }),
+    );
     sections.push(
       h(
         'section',
@@ -766,7 +775,7 @@ async function keyView(ticket, id) {
     h(
       'div',
       { className: 'view-head' },
-      h('h1', {}, key.name, revoked ? h('span', { className: 'badge' }, 'revoked') : null),
+      h('h1', {}, key.name, badges),
       h('a', { href: `#/usage?key=${encodeURIComponent(key.id)}`, className: 'button secondary' }, 'Usage'),
     ),
     flashBox(),
