@@ -2,7 +2,9 @@
 // Views are plain functions that build DOM nodes (never HTML strings); the route is the URL hash.
 import { ApiError, adminRequest, clearToken, getToken, setToken } from './api.js';
 import { barChart, destroyCharts } from './charts.js';
+import { announce, confirmDialog, copyButton, field, formProblems, h } from './dom.js';
 import {
+  curlExample,
   errorMeaning,
   formatDecimal,
   formatNumber,
@@ -11,38 +13,14 @@ import {
   lastDays,
   parseWholeNumber,
 } from './format.js';
+import { securityBadges, securitySection } from './security.js';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
-const announcer = document.getElementById('announcer');
 
 const USAGE_DAYS = 14;
 
-// ---------------------------------------------------------------- DOM helpers
-
-function h(tag, attributes, ...children) {
-  const element = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes ?? {})) {
-    if (value === undefined || value === null || value === false) continue;
-    if (name.startsWith('on')) element.addEventListener(name.slice(2), value);
-    else if (name === 'className') element.className = value;
-    else if (value === true) element.setAttribute(name, '');
-    else element.setAttribute(name, String(value));
-  }
-  for (const child of children.flat(Number.POSITIVE_INFINITY)) {
-    if (child === undefined || child === null || child === false) continue;
-    element.append(child instanceof Node ? child : String(child));
-  }
-  return element;
-}
-
-function announce(text) {
-  announcer.textContent = '';
-  // A fresh text node in a later task is read out even when the text repeats.
-  setTimeout(() => {
-    announcer.textContent = text;
-  }, 50);
-}
+// ---------------------------------------------------------------- view state
 
 /** A message shown once at the top of the next view (after a redirect or a change). */
 let flash = null;
@@ -159,60 +137,6 @@ function inlineError(error) {
 
 // ---------------------------------------------------------------- forms
 
-function field({ id, label, hint, input }) {
-  const error = h('p', { id: `${id}-error`, className: 'field-error' });
-  error.hidden = true;
-  input.id = id;
-  input.name = id;
-  input.setAttribute('aria-describedby', [hint ? `${id}-hint` : '', `${id}-error`].join(' ').trim());
-  const wrap = h(
-    'div',
-    { className: 'field' },
-    h('label', { for: id }, label),
-    hint ? h('p', { id: `${id}-hint`, className: 'hint' }, hint) : null,
-    input,
-    error,
-  );
-  return {
-    wrap,
-    input,
-    setError(text) {
-      error.textContent = text;
-      error.hidden = false;
-      input.setAttribute('aria-invalid', 'true');
-    },
-    clear() {
-      error.textContent = '';
-      error.hidden = true;
-      input.removeAttribute('aria-invalid');
-    },
-  };
-}
-
-/** The box above a form listing what is wrong; focus goes to the first field in trouble. */
-function formProblems(summary, problems) {
-  summary.replaceChildren();
-  if (problems.length === 0) {
-    summary.hidden = true;
-    return;
-  }
-  summary.hidden = false;
-  summary.append(
-    h(
-      'p',
-      { className: 'summary-title' },
-      problems.length === 1 ? 'There is a problem' : 'There are problems',
-    ),
-    h(
-      'ul',
-      {},
-      problems.map((p) => h('li', {}, p.text)),
-    ),
-  );
-  const first = problems.find((p) => p.field)?.field;
-  if (first) first.input.focus();
-}
-
 /** Server field names → form fields, for the admin API's `<field> must …` messages. */
 function serverProblem(error, fields) {
   if (error instanceof ApiError && error.status === 400) {
@@ -281,36 +205,6 @@ function readKeySettings({ name, daily, perSecond }) {
   else values.creditsPerSecond = perSecondValue.value;
   for (const p of problems) p.field.setError(p.text);
   return { problems, values };
-}
-
-// ---------------------------------------------------------------- copying
-
-function copyButton(label, text) {
-  const button = h(
-    'button',
-    { type: 'button', className: 'secondary copy', 'aria-label': `Copy ${label}` },
-    'Copy',
-  );
-  button.addEventListener('click', async () => {
-    try {
-      await navigator.clipboard.writeText(text);
-      button.textContent = 'Copied';
-      announce(`${label} copied to the clipboard.`);
-      setTimeout(() => {
-        button.textContent = 'Copy';
-      }, 2000);
-    } catch {
-      const target = button.parentElement?.querySelector('code, input');
-      if (target) {
-        const range = document.createRange();
-        range.selectNodeContents(target);
-        getSelection()?.removeAllRanges();
-        getSelection()?.addRange(range);
-      }
-      announce(`Could not copy automatically: the ${label} is selected, press Ctrl+C to copy it.`);
-    }
-  });
-  return button;
 }
 
 // ---------------------------------------------------------------- networks (cached per session)
@@ -416,7 +310,7 @@ function keyCard(key) {
       'h3',
       {},
       h('a', { href: `#/keys/${encodeURIComponent(key.id)}` }, key.name),
-      revoked ? h('span', { className: 'badge' }, 'revoked') : null,
+      revoked ? [' ', h('span', { className: 'badge' }, 'revoked')] : securityBadges(key.settings),
     ),
     h(
       'dl',
@@ -629,14 +523,6 @@ async function newKeyView(ticket, params) {
   );
 }
 
-function curlExample(url, kind) {
-  const body =
-    kind === 'solana'
-      ? '{"jsonrpc":"2.0","id":1,"method":"getSlot"}'
-      : '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}';
-  return `curl -s -X POST -H 'content-type: application/json' \\\n  --data '${body}' \\\n  '${url}'`;
-}
-
 /** The full key, once, with its endpoints and a curl example per network. */
 async function createdView(ticket, created, { rotated }) {
   let kinds = new Map();
@@ -713,18 +599,6 @@ async function createdView(ticket, created, { rotated }) {
   );
 }
 
-function confirmDialog({ title, text, confirm }) {
-  const dialog = document.getElementById('confirm');
-  document.getElementById('confirm-title').textContent = title;
-  document.getElementById('confirm-text').textContent = text;
-  document.getElementById('confirm-button').textContent = confirm;
-  dialog.returnValue = '';
-  return new Promise((resolve) => {
-    dialog.addEventListener('close', () => resolve(dialog.returnValue === 'confirm'), { once: true });
-    dialog.showModal();
-  });
-}
-
 async function keyView(ticket, id) {
   let key;
   try {
@@ -733,6 +607,11 @@ async function keyView(ticket, id) {
     return errorView(ticket, error, () => go(`#/keys/${encodeURIComponent(id)}`));
   }
   const revoked = key.revokedAt !== null;
+  const badges = h(
+    'span',
+    { id: 'key-badges' },
+    revoked ? [' ', h('span', { className: 'badge' }, 'revoked')] : securityBadges(key.settings),
+  );
   const actionError = h('div', { id: 'action-error' });
   const facts = h(
     'dl',
@@ -800,6 +679,16 @@ async function keyView(ticket, id) {
       }
     });
     sections.push(form);
+    sections.push(
+      securitySection(key, {
+        api,
+        confirm: confirmDialog,
+        networks,
+        explain: (error) =>
+          error instanceof SignedOut ? null : `${describeFailure(error)} ${hintFor(error)}`,
+        onChange: (updated) => badges.replaceChildren(...securityBadges(updated.settings)),
+      }),
+    );
     sections.push(
       h(
         'section',
@@ -886,7 +775,7 @@ async function keyView(ticket, id) {
     h(
       'div',
       { className: 'view-head' },
-      h('h1', {}, key.name, revoked ? h('span', { className: 'badge' }, 'revoked') : null),
+      h('h1', {}, key.name, badges),
       h('a', { href: `#/usage?key=${encodeURIComponent(key.id)}`, className: 'button secondary' }, 'Usage'),
     ),
     flashBox(),

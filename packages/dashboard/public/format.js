@@ -92,3 +92,16 @@ export function parseWholeNumber(text, { label, min = 0, optional = false, empty
   }
   return { value };
 }
+
+/**
+ * A curl command calling `url` with a first request of the network's kind; with `secret`, the key
+ * secret goes along as HTTP Basic with an empty user name (the gateway accepts any).
+ */
+export function curlExample(url, kind, { secret } = {}) {
+  const body =
+    kind === 'solana'
+      ? '{"jsonrpc":"2.0","id":1,"method":"getSlot"}'
+      : '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}';
+  const auth = secret ? ` -u ':${secret}'` : '';
+  return `curl -s${auth} -X POST -H 'content-type: application/json' \\\n  --data '${body}' \\\n  '${url}'`;
+}

@@ -17,7 +17,17 @@ export const DEFAULT_DASHBOARD_PATH = '/dashboard';
 const PUBLIC_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'public');
 
 /** The page's own files (served from `public/`) and uPlot's, served from node_modules. */
-const PAGE_FILES = ['index.html', 'app.js', 'api.js', 'charts.js', 'format.js', 'style.css'];
+const PAGE_FILES = [
+  'index.html',
+  'app.js',
+  'api.js',
+  'charts.js',
+  'dom.js',
+  'format.js',
+  'allowlists.js',
+  'security.js',
+  'style.css',
+];
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

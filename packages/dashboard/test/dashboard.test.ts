@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { type Anvil, startAnvil } from '@portico/devchain';
 import { type Gateway, parseConfig, startGateway } from '@portico/gateway';
 import { launchChromium } from '@portico/testkit';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { createDashboardHandler } from '../src/index.ts';
 
 // Real parts only: anvil behind the gateway, the gateway's admin API, Debian Chromium.
@@ -81,9 +81,11 @@ async function assertAccessible(page: Page, screen: string) {
   assert.deepEqual(found, [], `accessibility problems on the ${screen} screen`);
 }
 
-async function screenshot(page: Page, name: string) {
+async function screenshot(page: Page, name: string, part?: Locator) {
   if (!SCREENSHOTS) return;
-  await page.screenshot({ path: join(SCREENSHOTS, `dashboard-${name}.png`), fullPage: true });
+  const path = join(SCREENSHOTS, `dashboard-${name}.png`);
+  if (part) await part.screenshot({ path });
+  else await page.screenshot({ path, fullPage: true });
 }
 
 async function signIn(page: Page, token = ADMIN_TOKEN) {
@@ -354,6 +356,207 @@ test('the key form says what is wrong with what was typed, from the page and fro
   );
 });
 
+type RpcAnswer = { result?: string; error?: { code: number; message: string } };
+
+/** One JSON-RPC call to a key's endpoint with the headers a browser or a server would send. */
+async function call(endpoint: string, method: string, headers: Record<string, string> = {}) {
+  const response = await fetch(endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }),
+  });
+  return { status: response.status, body: (await response.json()) as RpcAnswer };
+}
+
+const basic = (secret: string) => `Basic ${Buffer.from(`:${secret}`).toString('base64')}`;
+
+test('allowlists and a key secret set in the page are enforced by the gateway; a refused entry keeps what was typed', async () => {
+  const created = await createKeyThroughApi({ name: 'storefront', project: 'shop' });
+  const endpoint = created.endpoints[0].url;
+  const { page, errors } = await openPage();
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await signIn(page);
+  const card = page.locator('.key-card', { hasText: 'storefront' });
+  await card.waitFor();
+  assert.equal(await card.locator('.badge').count(), 0);
+  await card.getByRole('link', { name: 'Manage storefront' }).click();
+  const panel = page.locator('#security');
+  await panel.waitFor();
+  assert.match(await page.locator('#security-summary').innerText(), /^Anyone with the key may use it/);
+
+  // An entry the gateway refuses: its rule beside the list, the line selected, nothing typed lost.
+  const origins = page.getByLabel('Allowed origins');
+  const methods = page.getByLabel('Allowed methods');
+  const typedOrigins = 'https://app.example.com\n\nftp://files.example.com';
+  await origins.fill(typedOrigins);
+  await methods.fill('eth_chainId\neth_blockNumber');
+  await page.getByRole('button', { name: 'Save allowlists' }).click();
+  const originsError = page.locator('#security-origins-error');
+  await originsError.waitFor();
+  assert.equal(
+    await originsError.innerText(),
+    'Allowed origins, line 3 ("ftp://files.example.com"): the gateway says it must be an origin such as https://app.example.com or *.example.com.',
+  );
+  assert.match(await page.locator('#security-problems').innerText(), /There is a problem/);
+  assert.equal(await origins.inputValue(), typedOrigins);
+  assert.equal(await methods.inputValue(), 'eth_chainId\neth_blockNumber');
+  assert.equal(await origins.getAttribute('aria-invalid'), 'true');
+  assert.deepEqual(
+    await origins.evaluate((t: HTMLTextAreaElement) => [
+      document.activeElement === t,
+      t.value.slice(t.selectionStart, t.selectionEnd),
+    ]),
+    [true, 'ftp://files.example.com'],
+  );
+  assert.deepEqual((await gateway.keys.get(created.id))?.settings.allowedOrigins, []);
+  await assertAccessible(page, 'security settings with an error');
+
+  // Corrected: saved as the gateway stores it (origins in lower case).
+  await origins.fill('https://app.example.com\n*.Portico.test');
+  await page.getByRole('button', { name: 'Save allowlists' }).click();
+  await page.locator('#security-saved', { hasText: 'Saved.' }).waitFor();
+  assert.equal(await origins.inputValue(), 'https://app.example.com\n*.portico.test');
+  assert.equal(await origins.getAttribute('aria-invalid'), null);
+  assert.equal(
+    await page.locator('#security-summary').innerText(),
+    'Requests must come from one of 2 allowed origins and call one of 2 allowed methods; any other request gets HTTP 403 and costs nothing.',
+  );
+  assert.deepEqual(await page.locator('#key-badges .badge').allInnerTexts(), ['restricted']);
+  const stored = (await gateway.keys.get(created.id))?.settings;
+  assert.deepEqual(
+    [stored?.allowedOrigins, stored?.allowedMethods, stored?.allowedUserAgents, stored?.allowedContracts],
+    [['https://app.example.com', '*.portico.test'], ['eth_chainId', 'eth_blockNumber'], [], []],
+  );
+
+  // Real calls: the allowed origins pass, others and other methods get 403 / -32002.
+  const allowed = await call(endpoint, 'eth_chainId', { origin: 'https://app.example.com' });
+  assert.deepEqual([allowed.status, allowed.body.result], [200, '0x7a69']);
+  const subdomain = await call(endpoint, 'eth_blockNumber', { origin: 'https://shop.portico.test' });
+  assert.equal(subdomain.status, 200);
+  assert.match(subdomain.body.result ?? '', /^0x[0-9a-f]+$/);
+  const otherOrigin = await call(endpoint, 'eth_chainId', { origin: 'https://evil.example' });
+  assert.equal(otherOrigin.status, 403);
+  assert.deepEqual(otherOrigin.body.error, {
+    code: -32002,
+    message: 'rejected due to project ID settings: origin https://evil.example is not allowed',
+  });
+  assert.equal((await call(endpoint, 'eth_chainId')).status, 403, 'a call without an Origin header');
+  const otherMethod = await call(endpoint, 'eth_gasPrice', { origin: 'https://app.example.com' });
+  assert.equal(otherMethod.status, 403);
+  assert.deepEqual(otherMethod.body.error, {
+    code: -32002,
+    message: 'rejected due to project ID settings: method eth_gasPrice is not allowed',
+  });
+
+  // Require a secret: shown once, with a copy button and a curl example using HTTP Basic.
+  await page.getByRole('button', { name: 'Require a secret…' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Require a secret' }).click();
+  const secretBox = page.locator('#key-secret');
+  await secretBox.waitFor();
+  const secret = await secretBox.innerText();
+  assert.match(secret, /^[A-Za-z0-9_-]{16,128}$/);
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'new-secret-title');
+  const curl = await page.locator('#secret-curl').innerText();
+  assert.ok(curl.includes(` -u ':${secret}' `), curl);
+  assert.ok(curl.includes(`'${gateway.url}/local/v3/YOUR_API_KEY'`), curl);
+  await page.getByRole('button', { name: 'Copy key secret' }).click();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), secret);
+  assert.deepEqual(await page.locator('#key-badges .badge').allInnerTexts(), [
+    'restricted',
+    'secret required',
+  ]);
+  await assertAccessible(page, 'security settings with a new secret');
+  await screenshot(page, 'security', panel);
+
+  const fromApp = { origin: 'https://app.example.com' };
+  const withoutSecret = await call(endpoint, 'eth_chainId', fromApp);
+  assert.equal(withoutSecret.status, 403);
+  assert.match(
+    withoutSecret.body.error?.message ?? '',
+    /^rejected due to project ID settings: this key requires its secret/,
+  );
+  assert.equal(
+    (await call(endpoint, 'eth_chainId', { ...fromApp, authorization: basic('wrong') })).status,
+    403,
+  );
+  const withSecret = await call(endpoint, 'eth_chainId', { ...fromApp, authorization: basic(secret) });
+  assert.deepEqual([withSecret.status, withSecret.body.result], [200, '0x7a69']);
+
+  // The key list shows both at a glance; the other keys show neither.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Keys' }).click();
+  await card.waitFor();
+  assert.deepEqual(await card.locator('.badge').allInnerTexts(), ['restricted', 'secret required']);
+  assert.equal(
+    await page
+      .locator('.key-card')
+      .filter({ has: page.getByRole('link', { name: 'dev', exact: true }) })
+      .locator('.badge')
+      .count(),
+    0,
+  );
+
+  // Remove the secret, after a confirmation that Escape backs out of.
+  await card.getByRole('link', { name: 'Manage storefront' }).click();
+  await page.getByRole('button', { name: 'Remove secret…' }).click();
+  const dialog = page.getByRole('dialog');
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'hidden' });
+  assert.equal((await call(endpoint, 'eth_chainId', fromApp)).status, 403);
+  await page.getByRole('button', { name: 'Remove secret…' }).click();
+  await dialog.getByRole('button', { name: 'Remove secret' }).click();
+  await page.getByRole('button', { name: 'Require a secret…' }).waitFor();
+  assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Require a secret…');
+  assert.deepEqual(await page.locator('#key-badges .badge').allInnerTexts(), ['restricted']);
+  assert.equal((await call(endpoint, 'eth_chainId', fromApp)).status, 200);
+  await assertAccessible(page, 'security settings without a secret');
+  assert.deepEqual(
+    errors.filter((e) => !e.includes('400')),
+    [],
+  );
+});
+
+test('a list longer than the gateway allows is refused in the page, and the page has the gateway’s limit', async () => {
+  const created = await createKeyThroughApi({ name: 'many methods', project: 'ops' });
+  const { page, errors } = await openPage();
+  await signIn(page);
+  await page.getByRole('heading', { name: 'API keys' }).waitFor();
+  await page.goto(`${dashboardUrl}#/keys/${created.id}`);
+  const methods = page.getByLabel('Allowed methods');
+  await methods.waitFor();
+  const limit = await page.evaluate(
+    async () => (await import(new URL('allowlists.js', location.href).href)).MAX_ENTRIES as number,
+  );
+  const names = Array.from({ length: limit + 1 }, (_, i) => `eth_method${i}`);
+
+  await methods.fill(names.join('\n'));
+  await page.getByRole('button', { name: 'Save allowlists' }).click();
+  assert.equal(
+    await page.locator('#security-methods-error').innerText(),
+    `Allowed methods has ${limit + 1} entries; at most ${limit} are allowed. Remove 1.`,
+  );
+  assert.equal(await methods.inputValue(), names.join('\n'));
+  assert.deepEqual((await gateway.keys.get(created.id))?.settings.allowedMethods, []);
+
+  // The gateway takes exactly that many and refuses one more.
+  await methods.fill(names.slice(0, limit).join('\n'));
+  await page.getByRole('button', { name: 'Save allowlists' }).click();
+  await page.locator('#security-saved', { hasText: 'Saved.' }).waitFor();
+  assert.equal((await gateway.keys.get(created.id))?.settings.allowedMethods.length, limit);
+  const tooMany = await fetch(`${gateway.url}/admin/keys/${created.id}`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ settings: { allowedMethods: names } }),
+  });
+  assert.equal(tooMany.status, 400);
+  assert.deepEqual(await tooMany.json(), {
+    error: {
+      code: 'invalid_input',
+      message: `settings.allowedMethods must be a list of at most ${limit} entries`,
+    },
+  });
+  assert.deepEqual(errors, []);
+});
+
 test('a failing admin API call shows the error view with what failed and a way back', async () => {
   const { page } = await openPage();
   await signIn(page);
@@ -387,6 +590,10 @@ test('on a 375 px wide screen the pages fit without sideways scrolling', async (
   await page.goto(`${dashboardUrl}#/keys/new`);
   await page.getByRole('heading', { name: 'Create a key' }).waitFor();
   assert.ok(await fits(), 'create form wider than the screen');
+  await page.goto(`${dashboardUrl}#/keys/${created.id}`);
+  await page.getByLabel('Allowed origins').waitFor();
+  assert.ok(await fits(), 'key page with its security settings wider than the screen');
+  await assertAccessible(page, 'narrow key');
   assert.deepEqual(errors, []);
 });
 
