@@ -296,7 +296,7 @@ function report(rows: Row[], extraSections: string[] = []): string {
   const lines = [
     '# Benchmarks',
     '',
-    `Measured by \`npm run bench\` (scripts/bench.ts) on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB (${(freemem() / 2 ** 30).toFixed(0)} GiB free), Node ${process.version}, anvil 1.7.1, Debian nginx (1 worker, keep-alive upstream), wrk ${DURATION} s per row after a warm-up run. Load generator, proxy and anvil share the two cores.`,
+    `Measured by \`npm run bench\` (scripts/bench.ts) on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB (${(freemem() / 2 ** 30).toFixed(0)} GiB free), Node ${process.version}, anvil 1.7.1, Debian nginx (1 worker, keep-alive upstream), wrk ${DURATION} s per row after a warm-up run. Load generator, proxy and anvil share the two cores; on a shared virtual machine runs vary by up to about 20 % from one to the next, so compare rows of one run.`,
     '',
     `Request: \`${BODY}\`; the gateway's cache is off and every request is authenticated, validated, charged and forwarded.`,
     '',
