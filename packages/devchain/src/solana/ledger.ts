@@ -72,6 +72,13 @@ export type Simulation = {
   postAccounts: () => Map<string, LedgerAccount>;
 };
 
+/** A simulation's return data as the Solana RPC answers it (`[base64, 'base64']`), or null. */
+export function encodeReturnData(returnData: Simulation['returnData']) {
+  return returnData
+    ? { programId: returnData.programId, data: [Buffer.from(returnData.data).toString('base64'), 'base64'] }
+    : null;
+}
+
 export type LedgerAccount = {
   lamports: bigint;
   data: Uint8Array;
@@ -570,12 +577,7 @@ function preflightFailure(simulation: Omit<Simulation, 'postAccounts'>): RpcErro
     logs: simulation.logs,
     accounts: null,
     unitsConsumed: simulation.unitsConsumed,
-    returnData: simulation.returnData
-      ? {
-          programId: simulation.returnData.programId,
-          data: [Buffer.from(simulation.returnData.data).toString('base64'), 'base64'],
-        }
-      : null,
+    returnData: encodeReturnData(simulation.returnData),
     innerInstructions: null,
     replacementBlockhash: null,
   });

@@ -1,6 +1,7 @@
 /** Transaction methods: sendTransaction, simulateTransaction, getTransaction, getSignatureStatuses. */
 import { getBase58Decoder } from '@solana/kit';
 import { invalidParams, RpcError } from '../errors.ts';
+import { encodeReturnData } from '../ledger.ts';
 import type { StoredTransaction } from '../store.ts';
 import { decodeTransaction } from '../transaction.ts';
 import { encodeAccount } from './accounts.ts';
@@ -55,12 +56,7 @@ export const simulateTransaction: Handler = (ledger, params) => {
     logs: simulation.logs,
     accounts,
     unitsConsumed: simulation.unitsConsumed,
-    returnData: simulation.returnData
-      ? {
-          programId: simulation.returnData.programId,
-          data: [Buffer.from(simulation.returnData.data).toString('base64'), 'base64'],
-        }
-      : null,
+    returnData: encodeReturnData(simulation.returnData),
     innerInstructions: null,
     replacementBlockhash: replaceRecentBlockhash ? blockhashOf(ledger, commitment) : null,
   });
