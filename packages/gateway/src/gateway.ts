@@ -13,7 +13,7 @@ import type { KeyStore } from './keys/key-store.ts';
 import { SqliteKeyStore } from './keys/sqlite-key-store.ts';
 import { methodTableFor } from './methods/index.ts';
 import type { Network } from './network.ts';
-import { GatewayMetrics } from './observability/metrics.ts';
+import { GatewayMetrics, type RpcItemEvent } from './observability/metrics.ts';
 import { openSharedStores } from './shared-stores/open-shared-stores.ts';
 import { openSqlite, type SqliteDatabase } from './store/sqlite.ts';
 import { createChainContext } from './upstream/chain-context.ts';
@@ -153,7 +153,8 @@ export async function startGateway(
       { ...context, err: error instanceof Error ? error.message : String(error) },
       'request failed in the gateway',
     );
-  const server = createHttpServer({
+  // What both entry points (HTTP and WebSocket) need to run the pipeline.
+  const pipeline = {
     networks,
     keys: stores.keys,
     ledger: stores.ledger,
@@ -161,6 +162,12 @@ export async function startGateway(
     usage: stores.usage,
     maxBodyBytes: config.maxBodyBytes,
     maxBatchSize: config.maxBatchSize,
+    observe: (event: RpcItemEvent) => metrics.observe(event),
+    onAnswered,
+    onInternalError,
+  };
+  const server = createHttpServer({
+    ...pipeline,
     admin: config.adminToken ? { adminToken: config.adminToken } : undefined,
     publicUrl: () => publicUrl,
     extraHandlers: options.extraHandlers,
@@ -172,25 +179,13 @@ export async function startGateway(
         }
       : undefined,
     shuttingDown: () => shuttingDown,
-    observe: (event) => metrics.observe(event),
-    onAnswered,
-    onInternalError,
   });
   const inFlight = new InFlight();
   const webSockets = attachWebSocket(server, {
-    networks,
-    keys: stores.keys,
-    ledger: stores.ledger,
-    rateLimiter: stores.rateLimiter,
-    usage: stores.usage,
-    maxBodyBytes: config.maxBodyBytes,
-    maxBatchSize: config.maxBatchSize,
+    ...pipeline,
     inFlight,
     upstreamsOf: (network) => wsUpstreams.get(network)!,
-    onInternalError,
     metrics,
-    observe: (event) => metrics.observe(event),
-    onAnswered,
   });
   // Runs before the request handler: counts the request until its response is closed, and once
   // the gateway is shutting down asks keep-alive clients to reconnect elsewhere.

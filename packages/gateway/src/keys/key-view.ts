@@ -4,15 +4,11 @@ import { describeSettings } from './key-settings.ts';
 import type { ApiKeyRecord } from './key-store.ts';
 
 /** A key as the admin API, the CLI and the dashboard show it: settings plus today's balance. */
-export type KeyView = {
-  id: string;
-  name: string;
-  prefix: string;
-  project: string;
-  dailyCredits: number;
-  creditsPerSecond: number | null;
+export type KeyView = Pick<
+  ApiKeyRecord,
+  'id' | 'name' | 'prefix' | 'project' | 'dailyCredits' | 'creditsPerSecond'
+> & {
   settings: ReturnType<typeof describeSettings>;
-
   creditsUsedToday: number;
   creditsRemainingToday: number;
   day: string;
