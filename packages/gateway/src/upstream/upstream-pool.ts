@@ -94,11 +94,13 @@ export class UpstreamPool {
   /** Calls the method on the best upstream, failing over (and hedging) for idempotent methods. */
   call(method: string, params: unknown, options: { minHead?: number } = {}): Promise<UpstreamReply> {
     const candidates = this.order(options.minHead);
-    if (NOT_IDEMPOTENT.has(method)) return this.callOnce(candidates, method, params);
+    // One upstream (the common case) leaves nothing to fail over to or hedge with.
+    if (candidates.length === 1 || NOT_IDEMPOTENT.has(method))
+      return this.callOnce(candidates, method, params);
     return this.callWithFailover(candidates, method, params);
   }
 
-  /** A call that changes state goes to one upstream only: a second attempt could do it twice. */
+  /** One attempt, on the first upstream that may take it (a write must never run twice). */
   private async callOnce(candidates: UpstreamMember[], method: string, params: unknown) {
     const member = candidates.find((m) => m.breaker.allow());
     if (!member) throw noUpstream();
