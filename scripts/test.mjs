@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Runs every package's tests with node's own test runner (TypeScript through tsx).
+// Runs every package's tests with node's own test runner: TypeScript through tsx, and @portico/*
+// imports resolved to the packages' sources (the `@portico/source` export condition), not dist/.
 // Usage: npm test [-- <path filter>...]   e.g. npm test -- gateway
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
@@ -31,7 +32,15 @@ if (files.length === 0) {
 
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', ...files],
+  [
+    '--conditions=@portico/source',
+    '--import',
+    'tsx',
+    '--test',
+    '--test-reporter=spec',
+    '--test-concurrency=2',
+    ...files,
+  ],
   { cwd: root, stdio: 'inherit', env: { ...process.env, PORTICO_TEST: '1' } },
 );
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
