@@ -3,17 +3,42 @@
 // Writes docs/benchmarks.md. Needs Debian's nginx and wrk (apt-get install -y nginx-light wrk).
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { cpus, freemem, tmpdir, totalmem } from 'node:os';
+import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { benchSolanaLedger, freePort, seedEvmChain, startAnvil, startSolanaLedger } from '@portico/devchain';
-import { type Gateway, parseConfig, startGateway } from '@portico/gateway';
+import {
+  type CreditLedger,
+  type Gateway,
+  type GatewayStores,
+  GroupCommit,
+  MemoryCreditLedger,
+  MemoryRateLimiter,
+  openSqlite,
+  parseConfig,
+  SqliteCreditLedger,
+  SqliteKeyStore,
+  SqliteUsageRecorder,
+  startGateway,
+} from '@portico/gateway';
 import { createTestClient, http } from 'viem';
 import { foundry } from 'viem/chains';
+import { benchRequestBodies } from './bench-request-bodies.ts';
+import { startPorticoProcess } from './portico-process.ts';
 
 const execFileAsync = promisify(execFile);
 
-type Row = { target: string; clients: number; rps: number; p50: number; p99: number };
+type Row = {
+  target: string;
+  clients: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  /** CPU time of this process (where the gateways run) per request answered, µs. */
+  cpuUs: number;
+  /** Lowest and highest cpuUs of the rounds a median row was taken from. */
+  cpuRange?: [number, number];
+};
 
 const DURATION = process.env.BENCH_SECONDS ?? '8';
 const CLIENTS = [1, 8, 64];
@@ -61,57 +86,9 @@ http {
   return { url: `http://127.0.0.1:${port}/`, stop: () => child.kill('SIGTERM') };
 }
 
-/** `portico start --workers N` as a user runs it, with a key of its own; resolves once it serves. */
-async function startWorkers(count: number, upstream: string, dir: string, stores: Record<string, unknown>) {
-  const adminToken = `bench-admin-${Date.now()}-token`;
-  const config = join(dir, 'workers.json');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      port: 0,
-      adminToken,
-      logLevel: 'warn',
-      stores,
-      networks: [{ name: 'local', chainId: 'eip155:31337', upstreams: [upstream], cache: false }],
-    }),
-  );
-  const bin = new URL('../packages/cli/bin/portico.mjs', import.meta.url).pathname;
-  const child = spawn(process.execPath, [bin, 'start', '--config', config, '--workers', String(count)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk) => (output += chunk));
-  const deadline = Date.now() + 60_000;
-  let base: string | undefined;
-  for (;;) {
-    base = /(http:\/\/\S+)\/v3\/<API_KEY>/.exec(output)?.[1];
-    if (base) break;
-    if (child.exitCode !== null || Date.now() > deadline)
-      throw new Error(`--workers did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const created = await fetch(`${new URL(base).origin}/admin/keys`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'bench-workers', dailyCredits: 1e15 }),
-  });
-  const { key } = (await created.json()) as { key: string };
-  return {
-    url: `${base}/v3/${key}`,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
-}
-
-async function wrk(
-  url: string,
-  clients: number,
-  script: string,
-): Promise<{ rps: number; p50: number; p99: number }> {
+async function wrk(url: string, clients: number, script: string): Promise<Omit<Row, 'target' | 'clients'>> {
   // Asynchronous on purpose: the gateway under test runs in this process and must keep serving.
+  const cpu = process.cpuUsage();
   const { stdout: out } = await execFileAsync('wrk', [
     '-t',
     clients > 1 ? '2' : '1',
@@ -124,8 +101,10 @@ async function wrk(
     script,
     url,
   ]);
+  const used = process.cpuUsage(cpu);
   if (process.env.BENCH_DEBUG) console.log(out);
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
   const ms = (label: string) => {
     const match = new RegExp(`${label}\\s+([\\d.]+)(us|ms|s)`).exec(out);
     if (!match) return Number.NaN;
@@ -134,7 +113,7 @@ async function wrk(
   };
   const errors = /Non-2xx or 3xx responses: (\d+)/.exec(out);
   if (errors) throw new Error(`${url}: ${errors[1]} non-2xx responses`);
-  return { rps, p50: ms('50%'), p99: ms('99%') };
+  return { rps, p50: ms('50%'), p99: ms('99%'), cpuUs: (used.user + used.system) / requests };
 }
 
 async function main() {
@@ -166,8 +145,8 @@ async function main() {
     cache,
   });
   const gateways: Gateway[] = [];
-  const open = async (label: string, config: Record<string, unknown>) => {
-    const gateway = await startGateway(parseConfig({ port: 0, logLevel: 'warn', ...config }));
+  const open = async (label: string, config: Record<string, unknown>, stores?: GatewayStores) => {
+    const gateway = await startGateway(parseConfig({ port: 0, logLevel: 'warn', ...config }), { stores });
     gateways.push(gateway);
     const { key } = await gateway.keys.create({ name: `bench-${label}`, dailyCredits: 1e15 });
     return `${gateway.networks[0].baseUrl}/v3/${key}`;
@@ -200,9 +179,11 @@ async function main() {
       url: sharedCacheUrl,
       script: finalBlock,
     });
-    const workers = await startWorkers(2, anvil.url, dir, {
-      ...stores,
-      redisKeyPrefix: `bench-workers-${Date.now()}:`,
+    const workers = await startPorticoProcess({
+      upstream: anvil.url,
+      dir,
+      workers: 2,
+      stores: { ...stores, redisKeyPrefix: `bench-workers-${Date.now()}:` },
     });
     stopWorkers = workers.stop;
     extra.push({ target: 'Portico gateway, `--workers 2`, shared stores', url: workers.url, script });
@@ -211,6 +192,13 @@ async function main() {
       'DATABASE_URL / REDIS_URL unset: skipping the shared-store metering and Redis-shared cache rows',
     );
   }
+  // Balances before (in memory, rebuilt at start from usage flushed every 500 ms) and after (each
+  // debit committed to SQLite before forwarding, one transaction per event-loop turn), both with
+  // their SQLite file on disk and the cache off.
+  const memoryStores = inMemoryBalances(join(dir, 'before.db'));
+  const closeStores = [memoryStores.close];
+  const beforeUrl = await open('before', { networks: [network(false)] }, memoryStores);
+  const afterUrl = await open('after', { networks: [network(false)], dataDir: join(dir, 'after') });
   const rows: Row[] = [];
   const measure = async (target: string, url: string, luaScript: string, clients: number) => {
     await wrk(url, clients, luaScript); // warm-up run, not recorded
@@ -221,6 +209,36 @@ async function main() {
     );
   };
   try {
+    for (const clients of [1, 64]) {
+      // Alternated over ROUNDS rounds, each row the median round, so that both see the same machine.
+      await wrk(beforeUrl, clients, script); // warm-up runs, not recorded
+      await wrk(afterUrl, clients, script);
+      const rounds: Record<string, Row[]> = { [BEFORE]: [], [AFTER]: [] };
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const [target, url] of [
+          [BEFORE, beforeUrl],
+          [AFTER, afterUrl],
+        ] as const)
+          rounds[target].push({ target, clients, ...(await wrk(url, clients, script)) });
+      }
+      for (const target of [BEFORE, AFTER]) {
+        const of = (field: 'rps' | 'p50' | 'p99' | 'cpuUs') => median(rounds[target].map((r) => r[field]));
+        const cpu = rounds[target].map((r) => r.cpuUs);
+        const row: Row = {
+          target,
+          clients,
+          rps: of('rps'),
+          p50: of('p50'),
+          p99: of('p99'),
+          cpuUs: of('cpuUs'),
+          cpuRange: [Math.min(...cpu), Math.max(...cpu)],
+        };
+        rows.push(row);
+        console.log(
+          `${target.padEnd(46)} c=${String(clients).padEnd(3)} ${rounds[target].map((r) => r.rps.toFixed(0)).join(' / ')} req/s, CPU ${rounds[target].map((r) => r.cpuUs.toFixed(1)).join(' / ')} µs per request`,
+        );
+      }
+    }
     for (const { target, url, script: luaScript } of extra) await measure(target, url, luaScript, 64);
     for (const clients of CLIENTS) {
       for (const { target, url } of targets) {
@@ -231,11 +249,120 @@ async function main() {
     nginx.stop();
     await stopWorkers();
     for (const gateway of gateways) await gateway.close();
+    for (const close of closeStores) await close();
     await anvil.stop();
   }
+  const debits = await benchDebits(join(dir, 'debits.db'));
   const solanaSections = await benchSolana(luaFor);
-  writeFileSync(new URL('../docs/benchmarks.md', import.meta.url), report(rows, solanaSections));
+  const bodySections = await benchRequestBodies();
+  writeFileSync(
+    new URL('../docs/benchmarks.md', import.meta.url),
+    report(rows, [...durableSection(rows, debits), ...solanaSections, '', ...bodySections]),
+  );
   console.log('wrote docs/benchmarks.md');
+}
+
+const ROUNDS = 3;
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const BEFORE = 'balances in memory (before)';
+const AFTER = 'debits committed to SQLite (after)';
+
+/** The embedded stores as they were before debits were written: balances in memory only. */
+function inMemoryBalances(path: string): GatewayStores {
+  const db = openSqlite(path);
+  const usage = new SqliteUsageRecorder(db);
+  const usageDb = db.prepare('SELECT COALESCE(SUM(credits), 0) AS c FROM usage WHERE key_id = ? AND day = ?');
+  const ledger = new MemoryCreditLedger((keyId, day) => (usageDb.get(keyId, day) as { c: number }).c);
+  const rateLimiter = new MemoryRateLimiter();
+  const keys = new SqliteKeyStore(db);
+  return {
+    keys,
+    usage,
+    ledger,
+    rateLimiter,
+    async close() {
+      await usage.close();
+      db.close();
+    },
+  };
+}
+
+type DebitCost = { ledger: string; perTurn: number; microseconds: number };
+
+/** The debit alone, without HTTP: µs per debit, one per turn and 64 issued in the same turn. */
+async function benchDebits(path: string): Promise<DebitCost[]> {
+  const db = openSqlite(path);
+  const ledgers: [string, CreditLedger][] = [
+    [BEFORE, new MemoryCreditLedger()],
+    [AFTER, new SqliteCreditLedger(db, new GroupCommit(db))],
+  ];
+  const results: DebitCost[] = [];
+  for (const perTurn of [1, 64]) {
+    const runs = Math.ceil(20_000 / perTurn);
+    // CPU time of the process (µs per debit): less disturbed by other work on a shared machine.
+    const time = async (ledger: CreditLedger, keyId: string) => {
+      const started = process.cpuUsage();
+      for (let i = 0; i < runs; i++)
+        await Promise.all(Array.from({ length: perTurn }, () => ledger.debit(keyId, 1e15, 10)));
+      const used = process.cpuUsage(started);
+      return (used.user + used.system) / (runs * perTurn);
+    };
+    const samples = new Map<string, number[]>(ledgers.map(([name]) => [name, []]));
+    for (const [, ledger] of ledgers) await time(ledger, 'warm-up');
+    // Alternated rounds, the median of each: the machine is shared.
+    for (let round = 0; round < ROUNDS; round++)
+      for (const [name, ledger] of ledgers) samples.get(name)!.push(await time(ledger, `bench-${perTurn}`));
+    for (const [name] of ledgers) {
+      const microseconds = median(samples.get(name)!);
+      results.push({ ledger: name, perTurn, microseconds });
+      console.log(
+        `debit, ${name.padEnd(36)} ${String(perTurn).padStart(2)} per turn ${microseconds.toFixed(2)} µs`,
+      );
+    }
+  }
+  db.close();
+  return results;
+}
+
+function durableSection(rows: Row[], debits: DebitCost[]): string[] {
+  const find = (target: string, clients: number) =>
+    rows.find((r) => r.target === target && r.clients === clients)!;
+  const added = (clients: number) => find(AFTER, clients).cpuUs - find(BEFORE, clients).cpuUs;
+  const debit = (ledger: string, perTurn: number) =>
+    debits.find((d) => d.ledger === ledger && d.perTurn === perTurn)!.microseconds;
+  return [
+    '## Crash-safe debits: cost per request before and after',
+    '',
+    'Before: balances in memory, rebuilt at start from a usage record flushed every 500 ms (a SIGKILL gave',
+    'back the credits of calls answered since the last flush). After: each debit is committed to SQLite',
+    '(WAL, `synchronous = NORMAL`) before the request is forwarded, the debits of one event-loop turn in',
+    'one transaction. Both gateways keep their SQLite file on disk, cache off, the request of the main',
+    `table; before and after alternate over ${ROUNDS} rounds in the same run, each figure the median of`,
+    'its rounds. CPU µs per request is the CPU time (user + system) of the process the gateways run in',
+    'divided by the requests answered: the cost of one request, and much less disturbed than req/s by',
+    'other work on a shared machine.',
+    '',
+    '| balances | clients | req/s | p50 ms | p99 ms | CPU µs per request (rounds) |',
+    '|---|---|---|---|---|---|',
+    ...[1, 64].flatMap((clients) =>
+      [BEFORE, AFTER].map((target) => {
+        const r = find(target, clients);
+        const range = r.cpuRange ? ` (${r.cpuRange[0].toFixed(0)}–${r.cpuRange[1].toFixed(0)})` : '';
+        return `| ${target} | ${clients} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(3)} | ${r.p99.toFixed(3)} | ${r.cpuUs.toFixed(1)}${range} |`;
+      }),
+    ),
+    '',
+    `Added per request (medians): ${added(1).toFixed(1)} µs of CPU with 1 client, where every request pays a commit of its own; ${added(64).toFixed(1)} µs with 64 clients, where the debits of many requests share one commit (compare with the spread of the rounds).`,
+    '',
+    'The debit alone (no HTTP, same process), CPU µs per debit:',
+    '',
+    '| ledger | 1 debit per turn | 64 debits per turn |',
+    '|---|---|---|',
+    ...[BEFORE, AFTER].map(
+      (name) => `| ${name} | ${debit(name, 1).toFixed(2)} | ${debit(name, 64).toFixed(2)} |`,
+    ),
+    '',
+  ];
 }
 
 /** getSignaturesForAddress through the gateway against the ledger direct, and the ledger's tx/s. */
@@ -296,7 +423,7 @@ function report(rows: Row[], extraSections: string[] = []): string {
   const lines = [
     '# Benchmarks',
     '',
-    `Measured by \`npm run bench\` (scripts/bench.ts) on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB (${(freemem() / 2 ** 30).toFixed(0)} GiB free), Node ${process.version}, anvil 1.7.1, Debian nginx (1 worker, keep-alive upstream), wrk ${DURATION} s per row after a warm-up run. Load generator, proxy and anvil share the two cores; on a shared virtual machine runs vary by up to about 20 % from one to the next, so compare rows of one run.`,
+    `Measured by \`npm run bench\` (scripts/bench.ts) on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB (${(freemem() / 2 ** 30).toFixed(0)} GiB free, load average ${loadavg()[0].toFixed(1)} at the end), Node ${process.version}, anvil 1.7.1, Debian nginx (1 worker, keep-alive upstream), wrk ${DURATION} s per row after a warm-up run. Load generator, proxy and anvil share the two cores; on a shared virtual machine runs vary by up to about 20 % from one to the next, so compare rows of one run.`,
     '',
     `Request: \`${BODY}\`; the gateway's cache is off and every request is authenticated, validated, charged and forwarded.`,
     '',
@@ -343,7 +470,10 @@ function report(rows: Row[], extraSections: string[] = []): string {
     '| target | req/s | p50 ms | p99 ms |',
     '|---|---|---|---|',
     ...rows
-      .filter((r) => !['anvil direct', 'nginx → anvil', 'Portico gateway → anvil'].includes(r.target))
+      .filter(
+        (r) =>
+          !['anvil direct', 'nginx → anvil', 'Portico gateway → anvil', BEFORE, AFTER].includes(r.target),
+      )
       .map((r) => `| ${r.target} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(3)} | ${r.p99.toFixed(3)} |`),
     '',
     ...extraSections,

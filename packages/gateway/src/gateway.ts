@@ -4,8 +4,8 @@ import pino, { type Logger } from 'pino';
 import { openResponseCaches } from './cache/open-response-caches.ts';
 import type { GatewayConfig } from './config/config.ts';
 import type { CreditLedger } from './credits/ledger.ts';
-import { MemoryCreditLedger } from './credits/memory-ledger.ts';
 import { MemoryRateLimiter, type RateLimiter } from './credits/rate-limiter.ts';
+import { SqliteCreditLedger } from './credits/sqlite-credit-ledger.ts';
 import { SqliteUsageRecorder, type UsageRecorder } from './credits/usage-recorder.ts';
 import { InFlight } from './http/drain.ts';
 import { type AccessEntry, createHttpServer, type HttpServerDependencies, listen } from './http/server.ts';
@@ -15,6 +15,7 @@ import { methodTableFor } from './methods/index.ts';
 import type { Network } from './network.ts';
 import { GatewayMetrics, type RpcItemEvent } from './observability/metrics.ts';
 import { openSharedStores } from './shared-stores/open-shared-stores.ts';
+import { GroupCommit } from './store/group-commit.ts';
 import { openSqlite, type SqliteDatabase } from './store/sqlite.ts';
 import { createChainContext } from './upstream/chain-context.ts';
 import { HeadTracker } from './upstream/head-tracker.ts';
@@ -47,12 +48,19 @@ export type GatewayStores = {
   close: () => Promise<void>;
 };
 
-/** The embedded stores: keys and usage in SQLite under `dataDir` (or in memory), balances in memory. */
-export function openEmbeddedStores(dataDir: string | undefined): GatewayStores {
+/**
+ * The embedded stores: keys, usage and balances in SQLite under `dataDir` (or in memory). Debits
+ * and usage share one transaction per event-loop turn (group commit).
+ */
+export function openEmbeddedStores(
+  dataDir: string | undefined,
+  options: { onError?: (error: Error) => void } = {},
+): GatewayStores {
   const db: SqliteDatabase = openSqlite(dataDir ? join(dataDir, 'gateway.db') : ':memory:');
-  const usage = new SqliteUsageRecorder(db);
+  const commits = new GroupCommit(db);
+  const ledger = new SqliteCreditLedger(db, commits);
+  const usage = new SqliteUsageRecorder(db, 500, commits, options.onError);
   const keys = new SqliteKeyStore(db);
-  const ledger = new MemoryCreditLedger((keyId, day) => usage.creditsOn(keyId, day));
   const rateLimiter = new MemoryRateLimiter();
   return {
     keys,
@@ -84,7 +92,9 @@ export async function startGateway(
     options.stores ??
     (config.stores?.kind === 'shared'
       ? await openSharedStores(config.stores, { logger })
-      : openEmbeddedStores(config.dataDir));
+      : openEmbeddedStores(config.dataDir, {
+          onError: (error) => logger.warn({ err: error.message }, 'usage could not be written to SQLite'),
+        }));
   const caches = await openResponseCaches(config, logger);
   const wsUpstreams = new Map<Network, { urls: () => string[]; timeoutMs: number }>();
   const networks: Network[] = config.networks.map((n) => {
@@ -162,6 +172,7 @@ export async function startGateway(
     usage: stores.usage,
     maxBodyBytes: config.maxBodyBytes,
     maxBatchSize: config.maxBatchSize,
+    maxJsonDepth: config.maxJsonDepth,
     observe: (event: RpcItemEvent) => metrics.observe(event),
     onAnswered,
     onInternalError,
@@ -169,6 +180,7 @@ export async function startGateway(
   const server = createHttpServer({
     ...pipeline,
     admin: config.adminToken ? { adminToken: config.adminToken } : undefined,
+    adminCorsOrigins: new Set(config.admin?.corsOrigins ?? []),
     publicUrl: () => publicUrl,
     extraHandlers: options.extraHandlers,
     tls: config.tls && { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) },

@@ -14,6 +14,7 @@ export { nextUtcMidnight, utcDay } from './credits/day.ts';
 export type { CreditLedger, DebitResult } from './credits/ledger.ts';
 export { MemoryCreditLedger } from './credits/memory-ledger.ts';
 export { MemoryRateLimiter, type RateLimiter, type RateResult } from './credits/rate-limiter.ts';
+export { SqliteCreditLedger } from './credits/sqlite-credit-ledger.ts';
 export { SqliteUsageRecorder, type UsageRecorder, type UsageRow } from './credits/usage-recorder.ts';
 export { type Gateway, type GatewayStores, openEmbeddedStores, startGateway } from './gateway.ts';
 export { generateApiKey, hashApiKey } from './keys/api-key.ts';
@@ -30,7 +31,13 @@ export { SqliteKeyStore } from './keys/sqlite-key-store.ts';
 export { EVM_METHOD_RULES, EVM_PASSTHROUGH_METHODS } from './methods/evm/methods.ts';
 export { type Readiness, readiness } from './observability/health.ts';
 export { GatewayMetrics, type RpcItemEvent } from './observability/metrics.ts';
-export { GATEWAY_ERRORS, GatewayError, type NetworkKind } from './rpc/errors.ts';
+export {
+  GATEWAY_ERRORS,
+  GatewayError,
+  type NetworkKind,
+  type StoreName,
+  StoreUnavailableError,
+} from './rpc/errors.ts';
 export {
   openSharedStores,
   type SharedStoresOptions,
@@ -53,5 +60,6 @@ export {
   RedisResponseCache,
   type RedisResponseCacheOptions,
 } from './shared-stores/redis-response-cache.ts';
+export { type BatchWriter, GroupCommit } from './store/group-commit.ts';
 export { openSqlite, type SqliteDatabase } from './store/sqlite.ts';
 export { decodeRevertReason } from './upstream/revert.ts';

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parseJsonExact, stringifyJsonExact } from '../src/rpc/exact-json.ts';
+import {
+  JsonLimitExceeded,
+  JsonNumberText,
+  parseJsonExact,
+  parseRequestJson,
+  stringifyJsonExact,
+} from '../src/rpc/exact-json.ts';
 
 describe('exact JSON for u64 values', () => {
   test('integers beyond 2^53 are read as bigint; everything else as JSON.parse reads it', () => {
@@ -30,5 +36,90 @@ describe('exact JSON for u64 values', () => {
     assert.deepEqual(parseJsonExact('{"a":[1,2,"3"]}'), { a: [1, 2, '3'] });
     assert.throws(() => parseJsonExact('{"a":'), SyntaxError);
     assert.throws(() => parseJsonExact('{"a":12345678901234567890'), SyntaxError);
+  });
+});
+
+const LIMITS = { maxDepth: 8, maxItems: 3 };
+const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+
+describe('request bodies: exact ids, bounded depth and batch size', () => {
+  test('an id of any JSON number is written back byte for byte', () => {
+    for (const id of [
+      '12345678901234567890',
+      '-12345678901234567890',
+      '1.0',
+      '1e3',
+      '1E+2',
+      '-0',
+      '0.10',
+      '1e400',
+    ]) {
+      const body = parseRequestJson(`{"jsonrpc":"2.0","id":${id},"method":"m"}`, LIMITS) as { id: unknown };
+      assert.ok(body.id instanceof JsonNumberText, id);
+      assert.equal(
+        stringifyJsonExact({ jsonrpc: '2.0', id: body.id, result: null }),
+        `{"jsonrpc":"2.0","id":${id},"result":null}`,
+      );
+    }
+  });
+
+  test('ids a double keeps stay numbers; string ids and numbers elsewhere are untouched', () => {
+    const body = parseRequestJson(
+      '[{"id":7,"params":[{"id":1.0}]},{"id":-1.5},{"id":"1.0","x":{"id":12345678901234567890}}]',
+      LIMITS,
+    );
+    assert.deepEqual(body, [
+      { id: 7, params: [{ id: 1 }] },
+      { id: -1.5 },
+      { id: '1.0', x: { id: 12345678901234567890n } },
+    ]);
+  });
+
+  test('the id of each batch item, and an id under an escaped member name, keep their text', () => {
+    const body = parseRequestJson('[{"id":1.0},{"\\u0069d":2.50}]', LIMITS) as { id: JsonNumberText }[];
+    assert.deepEqual(
+      body.map((item) => item.id.text),
+      ['1.0', '2.50'],
+    );
+  });
+
+  test('an id that is not a JSON number is still a syntax error', () => {
+    for (const id of ['01', '1.', '-', '.5', '+1', '1e', '0x10']) {
+      assert.throws(() => parseRequestJson(`{"id":${id}}`, LIMITS), SyntaxError, id);
+    }
+  });
+
+  test('nesting up to maxDepth is read; one level more is refused before parsing', () => {
+    assert.deepEqual(parseRequestJson(nested(8), LIMITS), [[[[[[[[]]]]]]]]);
+    assert.throws(
+      () => parseRequestJson(nested(9), LIMITS),
+      (error) => error instanceof JsonLimitExceeded && error.limit === 'maxDepth',
+    );
+    assert.throws(
+      () => parseRequestJson(`{"a":${'{"b":'.repeat(10)}1${'}'.repeat(10)}}`, LIMITS),
+      JsonLimitExceeded,
+    );
+  });
+
+  test('brackets, braces and commas inside strings count for nothing', () => {
+    const text = `[{"a":"${'[{,'.repeat(50)}\\"]}"},{"b":"\\\\"},{"c":","}]`;
+    assert.deepEqual(parseRequestJson(text, LIMITS), JSON.parse(text));
+  });
+
+  test('a batch of maxItems is read; one item more is refused', () => {
+    assert.equal((parseRequestJson('[{},{},{}]', LIMITS) as unknown[]).length, 3);
+    assert.throws(
+      () => parseRequestJson(`[{},{},{},{}${',{}'.repeat(100_000)}]`, LIMITS),
+      (error) => error instanceof JsonLimitExceeded && error.limit === 'maxItems',
+    );
+    // Commas of nested arrays and of a top-level object are not batch items.
+    assert.deepEqual(parseRequestJson('[[1,2,3,4,5]]', LIMITS), [[1, 2, 3, 4, 5]]);
+    assert.deepEqual(parseRequestJson('{"a":1,"b":2,"c":3,"d":4}', LIMITS), { a: 1, b: 2, c: 3, d: 4 });
+  });
+
+  test('text that is not JSON is left for JSON.parse to refuse', () => {
+    for (const text of ['', ']]]', '{"a":"unterminated', '[1,2', '{"id":1}}', 'nul']) {
+      assert.throws(() => parseRequestJson(text, LIMITS), SyntaxError, text);
+    }
   });
 });

@@ -74,6 +74,7 @@ export type GatewayOptions = {
   dataDir?: string;
   maxBatchSize?: number;
   maxBodyBytes?: number;
+  maxJsonDepth?: number;
   /** Extra networks beside `local` (anvil). */
   extraNetworks?: Record<string, unknown>[];
   passthroughCost?: number;
@@ -94,7 +95,7 @@ export async function gatewayFor(upstream: string, options: GatewayOptions = {})
       ...(options.extraNetworks ?? []),
     ],
   };
-  for (const name of ['adminToken', 'dataDir', 'maxBatchSize', 'maxBodyBytes'] as const) {
+  for (const name of ['adminToken', 'dataDir', 'maxBatchSize', 'maxBodyBytes', 'maxJsonDepth'] as const) {
     if (options[name] !== undefined) config[name] = options[name];
   }
   return startGateway(parseConfig(config));

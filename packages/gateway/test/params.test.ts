@@ -289,6 +289,237 @@ const BAD: BadCase[] = [
     params: () => [call({ gas: overCap() })],
     message: /transaction call object\.gas .*exceeds the cap/,
   },
+  // widths: what nodes decode into (block numbers and indices u64, fees u128, values u256)
+  {
+    name: 'block number of 40 hex digits (beyond 2^64-1)',
+    method: 'eth_getBlockByNumber',
+    params: () => [`0x${'f'.repeat(40)}`, false],
+    message: /block parameter must be a hex block number of at most 64 bits/,
+  },
+  {
+    name: 'block number of 2^64',
+    method: 'eth_getTransactionByBlockNumberAndIndex',
+    params: () => [`0x1${'0'.repeat(16)}`, '0x0'],
+    message: /block parameter/,
+  },
+  {
+    name: 'EIP-1898 block number beyond 2^64-1',
+    method: 'eth_call',
+    params: () => [call(), { blockNumber: `0x1${'0'.repeat(16)}` }],
+    message: /block parameter\.blockNumber/,
+  },
+  {
+    name: 'receipts of a 65-digit decimal number',
+    method: 'eth_getBlockReceipts',
+    params: () => ['9'.repeat(65)],
+    message: /blockNumber must be a hex or decimal block number of at most 2\^64-1/,
+  },
+  {
+    name: 'receipts of 2^64 in decimal',
+    method: 'eth_getBlockReceipts',
+    params: () => ['18446744073709551616'],
+    message: /blockNumber/,
+  },
+  {
+    name: 'receipts of 2^64 in hex',
+    method: 'eth_getBlockReceipts',
+    params: () => [`0x1${'0'.repeat(16)}`],
+    message: /blockNumber/,
+  },
+  {
+    name: 'transaction index beyond 2^64-1',
+    method: 'eth_getTransactionByBlockNumberAndIndex',
+    params: () => ['latest', `0x${'f'.repeat(17)}`],
+    message: /transaction index must be a hex quantity of at most 64 bits/,
+  },
+  {
+    name: 'uncle index beyond 2^64-1',
+    method: 'eth_getUncleByBlockNumberAndIndex',
+    params: () => ['latest', `0x1${'0'.repeat(16)}`],
+    message: /uncle index/,
+  },
+  {
+    name: 'gasPrice of 40 hex digits (beyond 2^128-1)',
+    method: 'eth_estimateGas',
+    params: () => [call({ gasPrice: `0x${'f'.repeat(40)}` })],
+    message: /transaction call object\.gasPrice must be a hex quantity of at most 128 bits/,
+  },
+  {
+    name: 'maxFeePerGas of 2^128',
+    method: 'eth_call',
+    params: () => [call({ maxFeePerGas: `0x1${'0'.repeat(32)}` }), 'latest'],
+    message: /maxFeePerGas/,
+  },
+  {
+    name: 'maxPriorityFeePerGas above maxFeePerGas',
+    method: 'eth_call',
+    params: () => [call({ maxFeePerGas: '0x1', maxPriorityFeePerGas: '0x2' }), 'latest'],
+    message: /maxPriorityFeePerGas is greater than its maxFeePerGas/,
+  },
+  {
+    name: 'value of 2^256',
+    method: 'eth_call',
+    params: () => [call({ value: `0x1${'0'.repeat(64)}` }), 'latest'],
+    message: /transaction call object\.value must be a hex quantity of at most 256 bits/,
+  },
+  {
+    name: 'gas of 2^64',
+    method: 'eth_estimateGas',
+    params: () => [call({ gas: `0x1${'0'.repeat(16)}` })],
+    message: /transaction call object\.gas must be a hex quantity of at most 64 bits/,
+  },
+  {
+    name: 'nonce of 2^64',
+    method: 'eth_call',
+    params: () => [call({ nonce: `0x1${'0'.repeat(16)}` }), 'latest'],
+    message: /\.nonce/,
+  },
+  {
+    name: 'type beyond a byte',
+    method: 'eth_call',
+    params: () => [call({ type: '0x100' }), 'latest'],
+    message: /\.type must be a hex quantity of at most 8 bits/,
+  },
+  {
+    name: 'chainId of 2^64',
+    method: 'eth_call',
+    params: () => [call({ chainId: `0x1${'0'.repeat(16)}` }), 'latest'],
+    message: /\.chainId/,
+  },
+  {
+    name: 'authorization nonce of 2^64',
+    method: 'eth_call',
+    params: () => [
+      call({
+        authorizationList: [
+          { address: seed.demoContract, chainId: '0x1', nonce: `0x1${'0'.repeat(16)}`, r: '0x1', s: '0x1' },
+        ],
+      }),
+      'latest',
+    ],
+    message: /authorizationList\[0\]\.nonce/,
+  },
+  {
+    name: 'eth_getLogs fromBlock beyond 2^64-1',
+    method: 'eth_getLogs',
+    params: () => [{ fromBlock: `0x1${'0'.repeat(16)}`, toBlock: 'latest' }],
+    message: /filter\.fromBlock/,
+  },
+  // state overrides of eth_call / eth_estimateGas, member by member
+  {
+    name: 'state override that is not an object',
+    method: 'eth_call',
+    params: () => [call(), 'latest', '0x1'],
+    message: /state override must be an object of addresses/,
+  },
+  {
+    name: 'state override keyed by a short address',
+    method: 'eth_call',
+    params: () => [call(), 'latest', { '0x12': { balance: '0x1' } }],
+    message: /state override has a key "0x12" that is not a 20-byte hex address/,
+  },
+  {
+    name: 'state override balance of 2^256',
+    method: 'eth_call',
+    params: () => [call(), 'latest', { [seed.demoContract]: { balance: `0x1${'0'.repeat(64)}` } }],
+    message: /state override\.0x[0-9a-fA-F]{40}\.balance/,
+  },
+  {
+    name: 'state override nonce of 2^64 (estimate)',
+    method: 'eth_estimateGas',
+    params: () => [call(), 'latest', { [seed.demoContract]: { nonce: `0x1${'0'.repeat(16)}` } }],
+    message: /\.nonce must be a hex quantity of at most 64 bits/,
+  },
+  {
+    name: 'state override code with an odd number of digits',
+    method: 'eth_call',
+    params: () => [call(), 'latest', { [seed.demoContract]: { code: '0x123' } }],
+    message: /\.code must be a 0x-prefixed hex string of whole bytes/,
+  },
+  {
+    name: 'state override slot shorter than 32 bytes',
+    method: 'eth_call',
+    params: () => [call(), 'latest', { [seed.demoContract]: { stateDiff: { '0x01': HASH } } }],
+    message: /stateDiff has a slot "0x01" that is not 32 bytes of hex/,
+  },
+  {
+    name: 'state override value shorter than 32 bytes',
+    method: 'eth_call',
+    params: () => [call(), 'latest', { [seed.demoContract]: { state: { [HASH]: '0x01' } } }],
+    message: /\.state\[0x1{64}\] must be a 32-byte hex string/,
+  },
+  {
+    name: 'state override with both state and stateDiff',
+    method: 'eth_call',
+    params: () => [call(), 'latest', { [seed.demoContract]: { state: {}, stateDiff: {} } }],
+    message: /sets both state and stateDiff/,
+  },
+  {
+    name: 'state override with an unknown account member',
+    method: 'eth_call',
+    params: () => [call(), 'latest', { [seed.demoContract]: { storage: {} } }],
+    message: /unknown member "storage"/,
+  },
+  // block overrides of eth_call
+  {
+    name: 'block override prevRandao with an odd number of digits',
+    method: 'eth_call',
+    params: () => [call(), 'latest', {}, { prevRandao: '0x123' }],
+    message: /block override\.prevRandao must be a 32-byte hex string/,
+  },
+  {
+    name: 'block override feeRecipient with an odd number of digits',
+    method: 'eth_call',
+    params: () => [call(), 'latest', {}, { feeRecipient: '0x123' }],
+    message: /block override\.feeRecipient must be a 20-byte hex address/,
+  },
+  {
+    name: 'block override number of 2^64',
+    method: 'eth_call',
+    params: () => [call(), 'latest', {}, { number: `0x1${'0'.repeat(16)}` }],
+    message: /block override\.number/,
+  },
+  {
+    name: 'block override time of 2^64',
+    method: 'eth_call',
+    params: () => [call(), 'latest', {}, { time: `0x1${'0'.repeat(16)}` }],
+    message: /block override\.time/,
+  },
+  {
+    name: 'block override with an unknown member',
+    method: 'eth_call',
+    params: () => [call(), 'latest', {}, { coinbase: seed.demoContract }],
+    message: /block override has an unknown member "coinbase"/,
+  },
+  {
+    name: 'block override with more than 16 withdrawals',
+    method: 'eth_call',
+    params: () => [
+      call(),
+      'latest',
+      {},
+      {
+        withdrawals: Array.from({ length: 17 }, () => ({
+          index: '0x0',
+          validatorIndex: '0x0',
+          address: seed.demoContract,
+          amount: '0x1',
+        })),
+      },
+    ],
+    message: /withdrawals may hold at most 16 entries/,
+  },
+  {
+    name: 'block override withdrawal without an amount',
+    method: 'eth_call',
+    params: () => [
+      call(),
+      'latest',
+      {},
+      { withdrawals: [{ index: '0x0', validatorIndex: '0x0', address: seed.demoContract }] },
+    ],
+    message: /withdrawals\[0\]\.amount is required/,
+  },
   // params not positional
   {
     name: 'params as an object',
@@ -344,7 +575,42 @@ describe('values at the edge of the rules are accepted', () => {
         [call({ to: seed.demoContract, from: seed.accounts[0], value: '0x0' }), { blockNumber: '0x1' }],
       ],
       ['eth_call', [call(), 'latest', {}]],
+      ['eth_call', [call(), 'latest', null, null]],
       ['eth_estimateGas', [call({ gas: `0x${blockGasLimit.toString(16)}` }), 'latest']],
+      // The widest values each rule lets through are ones the node takes too.
+      ['eth_getBlockByNumber', [`0x${'f'.repeat(16)}`, false]],
+      ['eth_getTransactionByBlockNumberAndIndex', [busy, `0x${'f'.repeat(16)}`]],
+      ['eth_getUncleByBlockNumberAndIndex', ['0x0', `0x${'f'.repeat(16)}`]],
+      ['eth_getBlockReceipts', ['18446744073709551615']],
+      ['eth_getBlockReceipts', [`0x${'f'.repeat(16)}`]],
+      ['eth_call', [call({ type: '0xff', chainId: '0x7a69' }), 'latest']],
+      [
+        'eth_call',
+        [
+          call(),
+          'latest',
+          {
+            [seed.demoContract]: {
+              balance: `0x${'f'.repeat(64)}`,
+              nonce: '0x1',
+              stateDiff: { [HASH]: HASH },
+            },
+            [seed.accounts[0]]: { code: '0x', state: {} },
+          },
+          {
+            number: `0x${'f'.repeat(16)}`,
+            time: `0x${'f'.repeat(16)}`,
+            gasLimit: `0x${blockGasLimit.toString(16)}`,
+            feeRecipient: seed.demoContract,
+            prevRandao: HASH,
+            baseFeePerGas: '0x0',
+            blobBaseFee: '0x1',
+            difficulty: `0x${'f'.repeat(64)}`,
+            beaconRoot: HASH,
+            withdrawals: [{ index: '0x0', validatorIndex: '0x1', address: seed.demoContract, amount: '0x1' }],
+          },
+        ],
+      ],
     ];
     const spentBefore = await stack.gateway.ledger.spent(record.id);
     for (const [method, params] of accepted) {
@@ -355,5 +621,21 @@ describe('values at the edge of the rules are accepted', () => {
       assert.equal(typeof remaining(reply), 'number', 'a served request reports the balance');
     }
     assert.ok((await stack.gateway.ledger.spent(record.id)) > spentBefore, 'valid requests are charged');
+  });
+
+  test('the widest fees and value reach the node, which answers without a parameter error', async () => {
+    const widest: [string, unknown[]][] = [
+      ['eth_estimateGas', [call({ gasPrice: `0x${'f'.repeat(32)}` })]],
+      ['eth_call', [call({ maxFeePerGas: `0x${'f'.repeat(32)}`, maxPriorityFeePerGas: '0x1' }), 'latest']],
+      ['eth_call', [call({ value: `0x${'f'.repeat(64)}` }), 'latest']],
+    ];
+    for (const [method, params] of widest) {
+      const reply = await rpc(url, method, params);
+      assert.equal(reply.status, 200, reply.text);
+      assert.notEqual(reply.body.error?.code, -32602, reply.text);
+      assert.ok(
+        reply.body.error === undefined || !/parse|invalid value|too large/i.test(reply.body.error.message),
+      );
+    }
   });
 });

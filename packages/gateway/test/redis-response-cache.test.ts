@@ -121,18 +121,48 @@ describe('the Redis response cache', { skip: redisService.skip }, () => {
     await brief.set('brief', block(1), false);
     assert.ok(await eventually(async () => (await inspect.exists(brief.keyOf('brief'))) === 0));
     await long.set('long', block(2), false);
-    assert.equal(await inspect.zcard(index), 1, 'the expired member was pruned');
+    const member = (key: string) => key.slice(`${prefix}cache:prune:`.length);
+    assert.equal(
+      await inspect.zscore(index, member(brief.keyOf('brief'))),
+      null,
+      'the expired member was pruned',
+    );
+    // Left: 'long' and the copies kept for stale-if-error (they live as long as final data).
+    assert.deepEqual(
+      (await inspect.zrange(index, 0, -1)).sort(),
+      [member(long.keyOf('long')), member(brief.staleKeyOf('brief')), member(long.staleKeyOf('long'))].sort(),
+    );
     await brief.set('brief again', block(3), false);
     const ttl = await inspect.pttl(index);
     assert.ok(ttl > 1000, `a 1 ms entry did not shorten the index's life (PTTL ${ttl})`);
   });
 
-  test('an unfinalized TTL of 0 stores no unfinalized data', async () => {
+  test('an unfinalized TTL of 0 serves no unfinalized data (only the copy kept for stale-if-error exists)', async () => {
     const cache = await instance({ network: 'no-ttl', unfinalizedTtlMs: 0 });
     await cache.set('head', block(1), false);
     await cache.set('final', block(1), true);
     assert.equal(await cache.get('head'), undefined);
+    assert.equal(await inspect.exists(cache.keyOf('head')), 0);
     assert.deepEqual(await cache.get('final'), block(1));
+  });
+
+  test('stale-if-error reads the copy of an unfinalized entry only once its block is finalized, and a reorg drops it', async () => {
+    const [a, b] = [await instance({ network: 'stale' }), await instance({ network: 'stale' })];
+    await a.set('block 7', block(7), false);
+    await a.set('no block', { reply: { ok: true, result: '0x1' } }, false);
+    assert.equal(await b.getStale('block 7', 6), undefined, 'block 7 is not final at 6');
+    assert.deepEqual(await b.getStale('block 7', 7), block(7));
+    const ttl = await inspect.pttl(a.staleKeyOf('block 7'));
+    assert.ok(ttl > DAY - 600_000 && ttl <= DAY, `kept as long as final data (PTTL ${ttl})`);
+    assert.equal(
+      await b.getStale('no block', 100),
+      undefined,
+      'without its block it can never count as final',
+    );
+    assert.equal(await inspect.exists(a.staleKeyOf('no block')), 0);
+
+    await b.evictAfterReorg(7);
+    assert.equal(await a.getStale('block 7', 7), undefined, 'a reorg drops what was written unfinalized');
   });
 
   test('Redis stalled: a read is a miss once the command times out, then Redis is skipped until a probe finds it back', async () => {

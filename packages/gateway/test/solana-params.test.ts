@@ -94,6 +94,17 @@ describe('getSignaturesForAddress parameter rules', () => {
     }
   });
 
+  test('minContextSlot beyond 2^53 (read exactly, as a bigint) is accepted up to 2^64-1', () => {
+    assert.equal(check([ADDRESS, { minContextSlot: 2n ** 60n }]), undefined);
+    assert.equal(check([ADDRESS, { minContextSlot: 2n ** 64n - 1n }]), undefined);
+    for (const value of [2n ** 64n, -1n]) {
+      assert.match(
+        check([ADDRESS, { minContextSlot: value }]) ?? '',
+        /^params\[1\]\.minContextSlot must be a non-negative integer slot \(at most 2\^64-1\), got bigint/,
+      );
+    }
+  });
+
   test('limit is an integer from 1 to 1000', () => {
     assert.equal(check([ADDRESS, { limit: 1 }]), undefined);
     assert.equal(check([ADDRESS, { limit: 1000 }]), undefined);

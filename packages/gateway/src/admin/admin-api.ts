@@ -5,9 +5,10 @@ import type { UsageRecorder } from '../credits/usage-recorder.ts';
 import { BodyTooLargeError, readBody } from '../http/read-body.ts';
 import { sendJson } from '../http/respond.ts';
 import { generateApiKey, hashApiKey } from '../keys/api-key.ts';
-import type { KeyChanges, KeyStore } from '../keys/key-store.ts';
-import { describeKey } from '../keys/key-view.ts';
+import type { ApiKeyRecord, KeyChanges, KeyStore } from '../keys/key-store.ts';
+import { describeKey, keyView } from '../keys/key-view.ts';
 import type { Network } from '../network.ts';
+import { STORE_LABELS, StoreUnavailableError } from '../rpc/errors.ts';
 
 export type AdminDependencies = {
   adminToken: string;
@@ -34,6 +35,11 @@ class AdminError extends Error {
  * GET/POST /admin/keys, GET/PATCH/DELETE /admin/keys/:id, POST /admin/keys/:id/rotate,
  * POST/DELETE /admin/keys/:id/secret,
  * GET /admin/projects, GET /admin/usage, GET /admin/networks.
+ *
+ * Writes are all-or-nothing: everything the answer needs is read first (today's balance from the
+ * ledger) and the one write to the key store comes last, in one statement. A store that cannot be
+ * reached is a 503 naming it, and nothing was changed; a write never succeeds behind an error
+ * (a key or secret nobody saw).
  */
 export async function handleAdmin(
   request: IncomingMessage,
@@ -48,6 +54,15 @@ export async function handleAdmin(
   } catch (error) {
     if (error instanceof AdminError) {
       sendJson(response, error.status, { error: { code: error.code, message: error.message } });
+    } else if (error instanceof StoreUnavailableError) {
+      const changed = request.method === 'GET' ? '' : '; nothing was changed';
+      sendJson(response, 503, {
+        error: {
+          code: 'store_unavailable',
+          store: error.store,
+          message: `${STORE_LABELS[error.store]} cannot be ${error.store === 'sqlite' ? 'used' : 'reached'}${changed}; retry shortly`,
+        },
+      });
     } else if (error instanceof RangeError) {
       sendJson(response, 400, { error: { code: 'invalid_input', message: error.message } });
     } else if (error instanceof BodyTooLargeError) {
@@ -95,25 +110,29 @@ async function route(
         dailyCredits: input.dailyCredits as number | undefined,
         creditsPerSecond: input.creditsPerSecond as number | null | undefined,
       });
-      return {
-        status: 201,
-        body: { key, ...(await describeKey(record, deps.ledger)), endpoints: endpoints(key, deps) },
-      };
+      // A new id has spent nothing: the answer needs no other store, so the key is never created
+      // behind an error (its text would be lost).
+      return { status: 201, body: { key, ...keyView(record, 0), endpoints: endpoints(key, deps) } };
     }
   }
   if (parts[1] === 'keys' && parts.length === 3) {
     const id = parts[2];
-    const existing = await deps.keys.get(id);
-    if (!existing) throw new AdminError(404, 'not_found', `no key with id ${id}`);
-    if (method === 'GET') return { status: 200, body: await describeKey(existing, deps.ledger) };
+    if (method === 'GET')
+      return { status: 200, body: await describeKey(await existing(id, deps), deps.ledger) };
     if (method === 'PATCH') {
       const input = await readJson(request);
       rejectUnknown(input, [...KEY_FIELDS, 'settings']);
+      const spent = await spentToday(id, deps);
       const updated = await deps.keys.update(id, input as Omit<KeyChanges, 'secretHash'>);
-      return { status: 200, body: await describeKey(updated!, deps.ledger) };
+      if (!updated) throw noKey(id);
+      return { status: 200, body: keyView(updated, spent) };
     }
-    if (method === 'DELETE')
-      return { status: 200, body: await describeKey((await deps.keys.revoke(id))!, deps.ledger) };
+    if (method === 'DELETE') {
+      const spent = await spentToday(id, deps);
+      const revoked = await deps.keys.revoke(id);
+      if (!revoked) throw noKey(id);
+      return { status: 200, body: keyView(revoked, spent) };
+    }
   }
   if (
     parts[1] === 'keys' &&
@@ -122,26 +141,21 @@ async function route(
     (method === 'POST' || method === 'DELETE')
   ) {
     // A key secret for HTTP Basic: generated here, shown once, stored as its SHA-256 only.
+    const spent = await spentToday(parts[2], deps);
     const secret = method === 'POST' ? generateApiKey() : null;
     const updated = await deps.keys.update(parts[2], {
       secretHash: secret === null ? null : hashApiKey(secret),
     });
-    if (!updated) throw new AdminError(404, 'not_found', `no key with id ${parts[2]}`);
-    return {
-      status: 200,
-      body: { ...(secret ? { secret } : {}), ...(await describeKey(updated, deps.ledger)) },
-    };
+    if (!updated) throw noKey(parts[2]);
+    return { status: 200, body: { ...(secret ? { secret } : {}), ...keyView(updated, spent) } };
   }
   if (parts[1] === 'keys' && parts.length === 4 && parts[3] === 'rotate' && method === 'POST') {
+    const spent = await spentToday(parts[2], deps);
     const rotated = await deps.keys.rotate(parts[2]);
     if (!rotated) throw new AdminError(404, 'not_found', `no live key with id ${parts[2]}`);
     return {
       status: 200,
-      body: {
-        key: rotated.key,
-        ...(await describeKey(rotated.record, deps.ledger)),
-        endpoints: endpoints(rotated.key, deps),
-      },
+      body: { key: rotated.key, ...keyView(rotated.record, spent), endpoints: endpoints(rotated.key, deps) },
     };
   }
   if (parts[1] === 'projects' && parts.length === 2 && method === 'GET') {
@@ -169,6 +183,22 @@ async function route(
 }
 
 const KEY_FIELDS = ['name', 'project', 'dailyCredits', 'creditsPerSecond'];
+
+const noKey = (id: string) => new AdminError(404, 'not_found', `no key with id ${id}`);
+
+async function existing(id: string, deps: AdminDependencies): Promise<ApiKeyRecord> {
+  const record = await deps.keys.get(id);
+  if (!record) throw noKey(id);
+  return record;
+}
+
+/**
+ * Today's credits spent by an existing key, read before a change so that the change is the last
+ * step: a balance store that cannot be reached fails the request before anything is written.
+ */
+async function spentToday(id: string, deps: AdminDependencies): Promise<number> {
+  return deps.ledger.spent((await existing(id, deps)).id);
+}
 
 function rejectUnknown(input: Record<string, unknown>, allowed: string[]) {
   const unknown = Object.keys(input).filter((k) => !allowed.includes(k));

@@ -2,8 +2,9 @@ import type { CachedReply, ResponseCache } from './response-cache.ts';
 
 /**
  * The response cache of one gateway instance, in its memory. Final data (at or below the finalized
- * block) stays until evicted by size (least recently used first); unfinalized data lives
- * `unfinalizedTtlMs` and is dropped on a reorg.
+ * block) stays until evicted by size (least recently used first); unfinalized data is served for
+ * `unfinalizedTtlMs`, then kept (until evicted by size or a reorg) only for `getStale`: once its
+ * block is finalized it can answer while no upstream can.
  */
 export class MemoryResponseCache implements ResponseCache {
   private readonly entries = new Map<string, CachedReply & { expiresAt: number }>();
@@ -19,7 +20,8 @@ export class MemoryResponseCache implements ResponseCache {
   get(key: string, now = Date.now()): CachedReply | undefined {
     const entry = this.entries.get(key);
     if (!entry || entry.expiresAt <= now) {
-      if (entry) this.entries.delete(key);
+      // Kept for getStale only when its block is known (else it can never count as final).
+      if (entry?.block === undefined) this.entries.delete(key);
       this.misses += 1;
       return undefined;
     }
@@ -30,8 +32,18 @@ export class MemoryResponseCache implements ResponseCache {
     return entry;
   }
 
+  getStale(key: string, finalized: number): CachedReply | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    const final =
+      entry.expiresAt === Number.POSITIVE_INFINITY || (entry.block !== undefined && entry.block <= finalized);
+    return final ? entry : undefined;
+  }
+
   /** Stores a reply; `final` data never expires, the rest expires after the unfinalized TTL. */
   set(key: string, value: CachedReply, final: boolean, now = Date.now()) {
+    // A replaced entry (e.g. one kept after it expired) moves to the most recently used end.
+    this.entries.delete(key);
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);

@@ -18,6 +18,13 @@ export interface ResponseCache {
    * with a Promise, so callers await only when they get one (the hot path stays synchronous).
    */
   get(key: string): CachedReply | undefined | Promise<CachedReply | undefined>;
+  /**
+   * Stale-if-error, for when no upstream can answer: the reply if the cache holds it as final data,
+   * i.e. written as final or, though written while its block was above the finalized one (and
+   * perhaps expired since), its block is now at or below `finalized` with no reorg seen since
+   * (a reorg evicts every entry written as unfinalized). Never data that may still change.
+   */
+  getStale(key: string, finalized: number): CachedReply | undefined | Promise<CachedReply | undefined>;
   /** Stores a reply without making the caller wait; `final` data outlives the unfinalized TTL. */
   set(key: string, value: CachedReply, final: boolean): void;
   /** After a reorg: forget every unfinalized entry and every entry above the finalized block. */

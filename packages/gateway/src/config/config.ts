@@ -84,8 +84,16 @@ export type GatewayConfig = {
   dataDir?: string;
   /** Token for the admin API; omitted disables it. */
   adminToken?: string;
+  /**
+   * Other web origins allowed to call the admin API from a browser (CORS), e.g. an operations
+   * console on its own host. Default none: only the dashboard, served by the gateway itself
+   * (same origin, no CORS needed).
+   */
+  admin?: { corsOrigins: string[] };
   maxBodyBytes: number;
   maxBatchSize: number;
+  /** Deepest nesting of arrays and objects in a request body. Default 64. */
+  maxJsonDepth: number;
   logLevel: string;
   networks: NetworkConfig[];
   /** Default (absent) `{ kind: 'embedded' }`. */
@@ -111,8 +119,10 @@ const GATEWAY_KEYS = [
   'publicUrl',
   'dataDir',
   'adminToken',
+  'admin',
   'maxBodyBytes',
   'maxBatchSize',
+  'maxJsonDepth',
   'logLevel',
   'networks',
   'stores',
@@ -178,8 +188,10 @@ export function parseConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env):
     publicUrl: optionalString(root.publicUrl, 'publicUrl'),
     dataDir: optionalString(root.dataDir, 'dataDir'),
     adminToken,
+    admin: parseAdmin(root.admin, adminToken !== undefined),
     maxBodyBytes: integer(root.maxBodyBytes ?? 1024 * 1024, 'maxBodyBytes', 1024, 100 * 1024 * 1024),
     maxBatchSize: integer(root.maxBatchSize ?? 100, 'maxBatchSize', 1, 1000),
+    maxJsonDepth: integer(root.maxJsonDepth ?? 64, 'maxJsonDepth', 8, 512),
     logLevel: optionalString(root.logLevel, 'logLevel') ?? 'info',
     networks: parsed,
     stores,
@@ -187,6 +199,37 @@ export function parseConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env):
     tls: parseTls(root.tls),
     shutdownTimeoutMs: integer(root.shutdownTimeoutMs ?? 10_000, 'shutdownTimeoutMs', 0, 600_000),
   };
+}
+
+function parseAdmin(raw: unknown, hasAdminToken: boolean): GatewayConfig['admin'] {
+  if (raw === undefined || raw === null) return { corsOrigins: [] };
+  const admin = object(raw, 'admin');
+  unknownKeys(admin, ['corsOrigins'], 'admin');
+  const origins = admin.corsOrigins ?? [];
+  if (!Array.isArray(origins))
+    throw new ConfigError('admin.corsOrigins must be a list of origins such as https://ops.example.com');
+  if (origins.length && !hasAdminToken)
+    throw new ConfigError('admin.corsOrigins needs adminToken to be set (without it the admin API is off)');
+  return { corsOrigins: origins.map((origin, i) => webOrigin(origin, `admin.corsOrigins[${i}]`)) };
+}
+
+/** An origin exactly as a browser sends it: scheme, host and port only (never `*`). */
+function webOrigin(value: unknown, at: string): string {
+  const example = 'such as https://ops.example.com or http://127.0.0.1:3000';
+  if (value === '*')
+    throw new ConfigError(
+      `${at}: "*" would let any web page drive the admin API; list the origins ${example}`,
+    );
+  let origin: string | undefined;
+  try {
+    const url = new URL(String(value));
+    if (url.protocol === 'http:' || url.protocol === 'https:') origin = url.origin;
+  } catch {}
+  if (typeof value !== 'string' || origin !== value)
+    throw new ConfigError(
+      `${at} must be an origin (scheme, host and optional port, nothing after) ${example}, got ${JSON.stringify(value)}${origin && origin !== value ? ` (did you mean ${origin}?)` : ''}`,
+    );
+  return origin;
 }
 
 function parseMetrics(raw: unknown, hasAdminToken: boolean): GatewayConfig['metrics'] {

@@ -22,6 +22,11 @@ export class MemoryCreditLedger implements CreditLedger {
   }
 
   async debit(keyId: string, dailyLimit: number, cost: number, now = Date.now()): Promise<DebitResult> {
+    return this.debitNow(keyId, dailyLimit, cost, now);
+  }
+
+  /** The check-and-debit itself, synchronous (nothing can run between the check and the debit). */
+  debitNow(keyId: string, dailyLimit: number, cost: number, now: number): DebitResult {
     const entry = this.entry(keyId, now);
     if (entry.spent + cost > dailyLimit) {
       return { ok: false, remaining: Math.max(0, dailyLimit - entry.spent), resetsAt: nextUtcMidnight(now) };
@@ -31,6 +36,10 @@ export class MemoryCreditLedger implements CreditLedger {
   }
 
   async refund(keyId: string, cost: number, now = Date.now()) {
+    this.refundNow(keyId, cost, now);
+  }
+
+  refundNow(keyId: string, cost: number, now: number) {
     const entry = this.entry(keyId, now);
     entry.spent = Math.max(0, entry.spent - cost);
   }

@@ -1,4 +1,5 @@
-import { type SqliteDatabase, scalar } from '../store/sqlite.ts';
+import { type BatchWriter, GroupCommit } from '../store/group-commit.ts';
+import { isSqliteUnavailable, type SqliteDatabase, whileSqliteAvailable } from '../store/sqlite.ts';
 import { utcDay } from './day.ts';
 
 export type UsageRow = { keyId: string; day: string; method: string; requests: number; credits: number };
@@ -14,18 +15,27 @@ export interface UsageRecorder {
 }
 
 /**
- * Usage per key, method and UTC day in SQLite. Counts are summed in memory and written in one
- * transaction every `flushMs`, so the request path never waits for the disk.
+ * Usage per key, method and UTC day in SQLite. Counts are summed in memory and written every
+ * `flushMs` (in the group commit of that turn, beside any debits), so the request path never
+ * waits for them and a commit of debits does not pay for them each turn. A crash loses at most
+ * the counts of the last `flushMs`, never a balance (see SqliteCreditLedger).
  */
-export class SqliteUsageRecorder implements UsageRecorder {
-  private pending = new Map<string, UsageRow>();
-  private pendingErrors = new Map<string, ErrorRow>();
+export class SqliteUsageRecorder implements UsageRecorder, BatchWriter {
+  private rows = new Map<string, UsageRow>();
+  private errorRows = new Map<string, ErrorRow>();
+  /** What the transaction in progress took, put back if it rolls back. */
+  private taken: { rows: Map<string, UsageRow>; errors: Map<string, ErrorRow> } | undefined;
+  /** Whether the counts are to be written with the next commit (every `flushMs`, or a flush). */
+  private due = false;
   private readonly timer: NodeJS.Timeout;
   private readonly statements;
 
   constructor(
     private readonly db: SqliteDatabase,
     flushMs = 500,
+    private readonly commits = new GroupCommit(db),
+    /** Told of rows that could not be written: a bad row is dropped (it cannot block the debits), others kept. */
+    private readonly onError: (error: Error) => void = () => {},
   ) {
     this.statements = {
       upsert: db.prepare(
@@ -36,56 +46,73 @@ export class SqliteUsageRecorder implements UsageRecorder {
         `INSERT INTO usage_errors (key_id, day, code, count) VALUES (?, ?, ?, ?)
          ON CONFLICT (key_id, day, code) DO UPDATE SET count = count + excluded.count`,
       ),
-      creditsOn: db.prepare(
-        'SELECT COALESCE(SUM(credits), 0) AS credits FROM usage WHERE key_id = ? AND day = ?',
-      ),
     };
-    this.timer = setInterval(() => void this.flush(), flushMs);
+    commits.add(this);
+    this.timer = setInterval(() => {
+      this.due = true;
+      if (this.pending) this.commits.schedule();
+    }, flushMs);
     this.timer.unref();
   }
 
   record(keyId: string, method: string, credits: number, errorCode?: number, now = Date.now()) {
     const day = utcDay(now);
     const id = `${keyId}\0${day}\0${method}`;
-    const row = this.pending.get(id);
+    const row = this.rows.get(id);
     if (row) {
       row.requests += 1;
       row.credits += credits;
     } else {
-      this.pending.set(id, { keyId, day, method, requests: 1, credits });
+      this.rows.set(id, { keyId, day, method, requests: 1, credits });
     }
-    if (errorCode !== undefined) {
-      const errorId = `${keyId}\0${day}\0${errorCode}`;
-      const errorRow = this.pendingErrors.get(errorId);
-      if (errorRow) errorRow.count += 1;
-      else this.pendingErrors.set(errorId, { keyId, day, code: errorCode, count: 1 });
-    }
+    if (errorCode !== undefined) addError(this.errorRows, { keyId, day, code: errorCode, count: 1 });
   }
 
   async flush() {
-    if (this.pending.size === 0 && this.pendingErrors.size === 0) return;
-    const rows = this.pending;
-    const errors = this.pendingErrors;
-    this.pending = new Map();
-    this.pendingErrors = new Map();
-    this.db.exec('BEGIN');
-    try {
-      for (const r of rows.values())
-        this.statements.upsert.run(r.keyId, r.day, r.method, r.requests, r.credits);
-      for (const e of errors.values()) this.statements.upsertError.run(e.keyId, e.day, e.code, e.count);
-      this.db.exec('COMMIT');
-    } catch (error) {
-      this.db.exec('ROLLBACK');
-      throw error;
-    }
+    this.due = true;
+    whileSqliteAvailable(() => this.commits.commitNow());
   }
 
-  /** Credits recorded for a key on a day (restores the in-memory balances after a restart). */
-  creditsOn(keyId: string, day: string): number {
-    let credits = scalar<number>(this.statements.creditsOn, keyId, day);
-    for (const row of this.pending.values())
-      if (row.keyId === keyId && row.day === day) credits += row.credits;
-    return credits;
+  get pending() {
+    return this.due ? this.rows.size + this.errorRows.size : 0;
+  }
+
+  write() {
+    if (this.pending === 0) return;
+    this.due = false;
+    const taken = { rows: this.rows, errors: this.errorRows };
+    this.taken = taken;
+    this.rows = new Map();
+    this.errorRows = new Map();
+    // A row SQLite refuses is dropped (and reported) rather than failing the whole transaction;
+    // a database that cannot be written fails it, and the rows are kept for the next attempt.
+    for (const r of taken.rows.values())
+      this.attempt(() => this.statements.upsert.run(r.keyId, r.day, r.method, r.requests, r.credits));
+    for (const e of taken.errors.values())
+      this.attempt(() => this.statements.upsertError.run(e.keyId, e.day, e.code, e.count));
+  }
+
+  committed() {
+    this.taken = undefined;
+  }
+
+  failed(error: Error) {
+    const taken = this.taken;
+    this.taken = undefined;
+    if (!taken) return;
+    this.due = true;
+    this.onError(error);
+    for (const row of taken.rows.values()) addUsage(this.rows, row);
+    for (const row of taken.errors.values()) addError(this.errorRows, row);
+  }
+
+  private attempt(write: () => void) {
+    try {
+      write();
+    } catch (error) {
+      if (isSqliteUnavailable(error)) throw error;
+      this.onError(error as Error);
+    }
   }
 
   async usage(filter: { keyId?: string; fromDay?: string }) {
@@ -113,4 +140,21 @@ export class SqliteUsageRecorder implements UsageRecorder {
     clearInterval(this.timer);
     await this.flush();
   }
+}
+
+function addUsage(rows: Map<string, UsageRow>, row: UsageRow) {
+  const id = `${row.keyId}\0${row.day}\0${row.method}`;
+  const found = rows.get(id);
+  if (!found) rows.set(id, { ...row });
+  else {
+    found.requests += row.requests;
+    found.credits += row.credits;
+  }
+}
+
+function addError(rows: Map<string, ErrorRow>, row: ErrorRow) {
+  const id = `${row.keyId}\0${row.day}\0${row.code}`;
+  const found = rows.get(id);
+  if (found) found.count += row.count;
+  else rows.set(id, { ...row });
 }

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { stringifyJsonExact } from '../rpc/exact-json.ts';
 
-/** The answer to a CORS preflight (OPTIONS). */
+/** The answer to a CORS preflight (OPTIONS) of the JSON-RPC endpoints: dapps call them from any page. */
 export const CORS_PREFLIGHT_HEADERS = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'POST, GET, OPTIONS',
@@ -14,12 +14,40 @@ const CORS_RESPONSE_HEADERS = {
   'access-control-expose-headers': 'x-credits-remaining, x-credits-reset, x-cache',
 };
 
+/** CORS headers set for one response instead of the JSON-RPC endpoints' (the admin API's). */
+const corsOverrides = new WeakMap<ServerResponse, Record<string, string>>();
+
 /**
  * CORS headers only for requests from a browser page (they carry Origin): server-to-server
  * calls, most of the traffic, skip five headers' worth of work on every answer.
  */
 export function corsHeadersFor(response: ServerResponse): Record<string, string> | undefined {
-  return response.req?.headers.origin ? CORS_RESPONSE_HEADERS : undefined;
+  if (!response.req?.headers.origin) return undefined;
+  return corsOverrides.get(response) ?? CORS_RESPONSE_HEADERS;
+}
+
+/**
+ * CORS of the admin API (and /metrics, which may take the admin token): an allow-origin header
+ * only for an origin in `allowed` (the admin token must not be usable from any web page). The
+ * dashboard is served by the gateway itself: same origin, no CORS needed. Applies to every answer
+ * sent for `response` from now on; returns the headers of a preflight answer.
+ */
+export function useAdminCors(response: ServerResponse, allowed: ReadonlySet<string>): Record<string, string> {
+  const origin = response.req?.headers.origin;
+  const headers: Record<string, string> =
+    origin !== undefined && allowed.has(origin)
+      ? { 'access-control-allow-origin': origin, vary: 'origin' }
+      : allowed.size > 0
+        ? { vary: 'origin' }
+        : {};
+  corsOverrides.set(response, headers);
+  if (!headers['access-control-allow-origin']) return headers;
+  return {
+    ...headers,
+    'access-control-allow-methods': 'GET, POST, PATCH, DELETE, OPTIONS',
+    'access-control-allow-headers': 'content-type, authorization',
+    'access-control-max-age': '600',
+  };
 }
 
 export function sendJson(

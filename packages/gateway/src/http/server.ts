@@ -13,7 +13,7 @@ import { handleRpc, type RpcDependencies } from '../pipeline/handle-rpc.ts';
 import { GatewayError } from '../rpc/errors.ts';
 import { errorResponse } from '../rpc/jsonrpc.ts';
 import { BodyTooLargeError, readBody } from './read-body.ts';
-import { CORS_PREFLIGHT_HEADERS, corsHeadersFor, sendJson } from './respond.ts';
+import { CORS_PREFLIGHT_HEADERS, corsHeadersFor, sendJson, useAdminCors } from './respond.ts';
 import { routeRpc } from './route.ts';
 
 export type HttpServerDependencies = RpcDependencies & {
@@ -28,6 +28,8 @@ export type HttpServerDependencies = RpcDependencies & {
   tls?: { cert: Buffer; key: Buffer };
   /** `GET /metrics` in Prometheus text format; with `adminToken`, only for `Authorization: Bearer`. */
   metrics?: { render: () => Promise<{ contentType: string; body: string }>; adminToken?: string };
+  /** Web origins besides the gateway's own allowed to call the admin API from a browser. */
+  adminCorsOrigins?: ReadonlySet<string>;
   /** True once the gateway is shutting down (`/readyz` answers 503). */
   shuttingDown?: () => boolean;
   /** Told once per answered RPC request (access log); key ids only. */
@@ -46,6 +48,8 @@ export type AccessEntry = {
 };
 
 export type GatewayServer = Server | HttpsServer;
+
+const NO_ORIGINS: ReadonlySet<string> = new Set();
 
 /** The gateway's HTTP front: RPC at `{base}/v3/<key>`, `/healthz`, and the admin API. */
 export function createHttpServer(deps: HttpServerDependencies): GatewayServer {
@@ -81,8 +85,10 @@ async function handle(
   admin?: AdminDependencies,
 ) {
   const path = (request.url ?? '/').split('?')[0];
+  const adminPath = path === '/admin' || path.startsWith('/admin/') || path === '/metrics';
+  const adminPreflight = adminPath ? useAdminCors(response, deps.adminCorsOrigins ?? NO_ORIGINS) : undefined;
   if (request.method === 'OPTIONS') {
-    response.writeHead(204, CORS_PREFLIGHT_HEADERS).end();
+    response.writeHead(204, adminPreflight ?? CORS_PREFLIGHT_HEADERS).end();
     return;
   }
   if (path === '/healthz') return sendJson(response, 200, { status: 'ok' });

@@ -29,27 +29,28 @@ const ORIGIN = /^(https?:\/\/)?(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:\d{1,5})?$/i;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const METHOD = /^[A-Za-z][A-Za-z0-9_]{0,99}$/;
 
-const LISTS: Record<
-  keyof KeySettingsInput,
-  { test: (v: string) => boolean; rule: string; normalise: (v: string) => string }
-> = {
-  allowedOrigins: {
-    test: (v) => ORIGIN.test(v),
-    rule: 'an origin such as https://app.example.com or *.example.com',
-    normalise: (v) => v.toLowerCase(),
-  },
-  allowedUserAgents: {
-    test: (v) => v.length > 0 && v.length <= 200,
-    rule: 'a non-empty text',
-    normalise: (v) => v,
-  },
-  allowedContracts: {
-    test: (v) => ADDRESS.test(v),
-    rule: 'a 20-byte hex address',
-    normalise: (v) => v.toLowerCase(),
-  },
-  allowedMethods: { test: (v) => METHOD.test(v), rule: 'a JSON-RPC method name', normalise: (v) => v },
-};
+type ListRule = { test: (v: string) => boolean; rule: string; normalise: (v: string) => string };
+
+/** The lists by field name (a Map: a field named `constructor` or `__proto__` is unknown, not a prototype member). */
+const LISTS: ReadonlyMap<keyof KeySettingsInput, ListRule> = new Map<keyof KeySettingsInput, ListRule>([
+  [
+    'allowedOrigins',
+    {
+      test: (v) => ORIGIN.test(v),
+      rule: 'an origin such as https://app.example.com or *.example.com',
+      normalise: (v) => v.toLowerCase(),
+    },
+  ],
+  [
+    'allowedUserAgents',
+    { test: (v) => v.length > 0 && v.length <= 200, rule: 'a non-empty text', normalise: (v) => v },
+  ],
+  [
+    'allowedContracts',
+    { test: (v) => ADDRESS.test(v), rule: 'a 20-byte hex address', normalise: (v) => v.toLowerCase() },
+  ],
+  ['allowedMethods', { test: (v) => METHOD.test(v), rule: 'a JSON-RPC method name', normalise: (v) => v }],
+]);
 
 /** Validates allowlist changes (at most 30 entries per list); throws RangeError naming the field. */
 export function validateSettingsInput(input: unknown): KeySettingsInput {
@@ -58,9 +59,12 @@ export function validateSettingsInput(input: unknown): KeySettingsInput {
   }
   const result: KeySettingsInput = {};
   for (const [field, value] of Object.entries(input)) {
-    const list = LISTS[field as keyof KeySettingsInput];
-    if (!list)
-      throw new RangeError(`settings.${field} is unknown (allowed: ${Object.keys(LISTS).join(', ')})`);
+    const list = LISTS.get(field as keyof KeySettingsInput);
+    if (!list) {
+      throw new RangeError(
+        `settings.${field.slice(0, 64)} is unknown (allowed: ${[...LISTS.keys()].join(', ')})`,
+      );
+    }
     if (!Array.isArray(value) || value.length > MAX_ENTRIES) {
       throw new RangeError(`settings.${field} must be a list of at most ${MAX_ENTRIES} entries`);
     }

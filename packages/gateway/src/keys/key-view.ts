@@ -22,7 +22,11 @@ export async function describeKey(
   ledger: CreditLedger,
   now = Date.now(),
 ): Promise<KeyView> {
-  const spent = await ledger.spent(record.id, now);
+  return keyView(record, await ledger.spent(record.id, now), now);
+}
+
+/** The view of a key whose credits spent today are already known (read before a change). */
+export function keyView(record: ApiKeyRecord, spent: number, now = Date.now()): KeyView {
   return {
     id: record.id,
     name: record.name,

@@ -1,4 +1,4 @@
-import { type SqliteDatabase, scalar } from '../store/sqlite.ts';
+import { type SqliteDatabase, scalar, whileSqliteAvailable } from '../store/sqlite.ts';
 import { generateApiKey, hashApiKey, keyPrefix } from './api-key.ts';
 import { parseStoredSettings } from './key-settings.ts';
 import {
@@ -72,60 +72,70 @@ export class SqliteKeyStore implements KeyStore {
     };
   }
 
+  // Admin operations: a database that cannot be used (locked, full, read-only) is a 503 naming it.
+
   async create(parameters: CreateKeyParameters) {
     const k = prepareNewKey(parameters);
-    this.statements.insert.run(
-      k.id,
-      k.name,
-      k.keyHash,
-      k.prefix,
-      k.project,
-      k.dailyCredits,
-      k.creditsPerSecond,
-      Date.now(),
+    whileSqliteAvailable(() =>
+      this.statements.insert.run(
+        k.id,
+        k.name,
+        k.keyHash,
+        k.prefix,
+        k.project,
+        k.dailyCredits,
+        k.creditsPerSecond,
+        Date.now(),
+      ),
     );
     this.cache.clear();
-    return { key: k.key, record: toRecord(this.statements.byId.get(k.id) as Row) };
+    return { key: k.key, record: this.record(k.id)! };
   }
 
   async list() {
-    return (this.statements.list.all() as Row[]).map(toRecord);
+    return whileSqliteAvailable(() => (this.statements.list.all() as Row[]).map(toRecord));
   }
 
   async get(id: string) {
-    const row = this.statements.byId.get(id) as Row | undefined;
+    return this.record(id);
+  }
+
+  private record(id: string): ApiKeyRecord | undefined {
+    const row = whileSqliteAvailable(() => this.statements.byId.get(id) as Row | undefined);
     return row && toRecord(row);
   }
 
   async update(id: string, changes: KeyChanges) {
-    const current = await this.get(id);
+    const current = this.record(id);
     if (!current) return undefined;
-    this.statements.update.run(
-      changes.name === undefined ? current.name : validateKeyName(changes.name),
-      changes.project === undefined ? current.project : validateProject(changes.project),
-      changes.dailyCredits === undefined ? current.dailyCredits : validateDailyCredits(changes.dailyCredits),
+    const name = changes.name === undefined ? current.name : validateKeyName(changes.name);
+    const project = changes.project === undefined ? current.project : validateProject(changes.project);
+    const daily =
+      changes.dailyCredits === undefined ? current.dailyCredits : validateDailyCredits(changes.dailyCredits);
+    const perSecond =
       changes.creditsPerSecond === undefined
         ? current.creditsPerSecond
-        : validateCreditsPerSecond(changes.creditsPerSecond),
-      JSON.stringify(mergeSettings(current.settings, changes)),
-      id,
-    );
+        : validateCreditsPerSecond(changes.creditsPerSecond);
+    const settings = JSON.stringify(mergeSettings(current.settings, changes));
+    whileSqliteAvailable(() => this.statements.update.run(name, project, daily, perSecond, settings, id));
     this.cache.clear();
-    return this.get(id);
+    return this.record(id);
   }
 
   async rotate(id: string) {
     const key = generateApiKey();
-    const { changes } = this.statements.rotate.run(hashApiKey(key), keyPrefix(key), id);
+    const { changes } = whileSqliteAvailable(() =>
+      this.statements.rotate.run(hashApiKey(key), keyPrefix(key), id),
+    );
     this.cache.clear();
     if (changes === 0) return undefined;
-    return { key, record: (await this.get(id))! };
+    return { key, record: this.record(id)! };
   }
 
   async revoke(id: string) {
-    this.statements.revoke.run(Date.now(), id);
+    whileSqliteAvailable(() => this.statements.revoke.run(Date.now(), id));
     this.cache.clear();
-    return this.get(id);
+    return this.record(id);
   }
 
   authenticate(key: string): ApiKeyRecord | undefined {

@@ -22,7 +22,11 @@ export type MethodRule = {
 
 export type MethodTable = {
   kind: NetworkKind;
-  rules: Readonly<Record<string, MethodRule>>;
+  /**
+   * Rules by method name. A Map, so that a name from a request (`constructor`, `__proto__`,
+   * `toString`) can never find a member of Object.prototype.
+   */
+  rules: ReadonlyMap<string, MethodRule>;
   /** Methods served without rules of their own (pass-through), and their cost. */
   passthrough: { methods: ReadonlySet<string> | 'any'; cost: number };
 };

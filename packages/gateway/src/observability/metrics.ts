@@ -30,6 +30,7 @@ type NetworkChildren = {
   methods: Map<string, MethodChildren>;
   cacheHits: Counter.Internal;
   cacheMisses: Counter.Internal;
+  cacheStale: Counter.Internal;
   credits: Map<string, Counter.Internal>;
   notifications: Map<string, Counter.Internal>;
 };
@@ -48,6 +49,7 @@ export class GatewayMetrics {
   private readonly credits: Counter<'network' | 'key_id'>;
   private readonly cacheHits: Counter<'network'>;
   private readonly cacheMisses: Counter<'network'>;
+  private readonly cacheStale: Counter<'network'>;
   private readonly byNetwork = new Map<Network, NetworkChildren>();
   private readonly httpResponses: Counter<'status'>;
   private readonly hedges: Counter<'network' | 'outcome'>;
@@ -92,6 +94,12 @@ export class GatewayMetrics {
     this.cacheMisses = new Counter({
       name: 'portico_cache_misses_total',
       help: 'Cacheable requests the response cache could not answer, by network',
+      labelNames: ['network'],
+      registers,
+    });
+    this.cacheStale = new Counter({
+      name: 'portico_cache_stale_total',
+      help: 'Requests answered from final data in the cache because no upstream could answer (X-Cache: STALE), by network',
       labelNames: ['network'],
       registers,
     });
@@ -192,7 +200,7 @@ export class GatewayMetrics {
     });
     for (const network of networks) {
       const children = this.childrenOf(network);
-      for (const method of Object.keys(network.methods.rules)) this.methodChildren(network, children, method);
+      for (const method of network.methods.rules.keys()) this.methodChildren(network, children, method);
     }
   }
 
@@ -209,6 +217,7 @@ export class GatewayMetrics {
     }
     if (event.cache === 'HIT') children.cacheHits.inc();
     else if (event.cache === 'MISS') children.cacheMisses.inc();
+    else if (event.cache === 'STALE') children.cacheStale.inc();
     if (event.cost > 0) this.charged(network, children, event.keyId, event.cost);
   }
 
@@ -259,6 +268,7 @@ export class GatewayMetrics {
         methods: new Map(),
         cacheHits: this.cacheHits.labels(network.name),
         cacheMisses: this.cacheMisses.labels(network.name),
+        cacheStale: this.cacheStale.labels(network.name),
         credits: new Map(),
         notifications: new Map(),
       };
@@ -285,7 +295,7 @@ const SESSION_METHODS = new Set(['eth_subscribe', 'eth_unsubscribe']);
 
 function servedMethod(network: Network, method: string): string {
   if (method.startsWith('(')) return method;
-  if (Object.hasOwn(network.methods.rules, method) || SESSION_METHODS.has(method)) return method;
+  if (network.methods.rules.has(method) || SESSION_METHODS.has(method)) return method;
   const { passthrough } = network.methods;
   if (passthrough.methods !== 'any' && passthrough.methods.has(method)) return method;
   return OTHER_METHOD;

@@ -2,13 +2,15 @@ import { blockOfResult, evmCacheDecision } from '../cache/cache-policy.ts';
 import { blockParameterOf, pinBlockTags } from '../methods/evm/block-tags.ts';
 import type { MethodRule } from '../methods/types.ts';
 import type { Network } from '../network.ts';
+import { GatewayError } from '../rpc/errors.ts';
 import { stringifyJsonExact } from '../rpc/exact-json.ts';
 import type { JsonRpcError } from '../rpc/jsonrpc.ts';
 import type { UpstreamReply } from '../upstream/http-upstream.ts';
 import { isRevertError, normaliseRevert } from '../upstream/revert.ts';
 import { NOT_IDEMPOTENT } from '../upstream/upstream-pool.ts';
 
-export type CacheStatus = 'HIT' | 'MISS' | 'BYPASS';
+/** STALE: no upstream could answer, and the cache held the answer as final data (stale-if-error). */
+export type CacheStatus = 'HIT' | 'MISS' | 'BYPASS' | 'STALE';
 
 export type ForwardResult = ({ ok: true; result: unknown } | { ok: false; error: JsonRpcError }) & {
   cache: CacheStatus;
@@ -84,8 +86,16 @@ async function cachedCall(
     }
   }
   const send = () => network.upstreams.call(method, params, { minHead: requested });
-  // Calls that change state (a second identical airdrop is a second airdrop) are never merged.
-  const reply = NOT_IDEMPOTENT.has(method) ? await send() : await shared(network, key, send);
+  let reply: UpstreamReply;
+  try {
+    // Calls that change state (a second identical airdrop is a second airdrop) are never merged.
+    reply = NOT_IDEMPOTENT.has(method) ? await send() : await shared(network, key, send);
+  } catch (error) {
+    const stale =
+      decision.cacheable && noUpstreamAnswered(error) ? await staleReply(network, key) : undefined;
+    if (stale) return { ...stale.reply, cache: 'STALE' };
+    throw error;
+  }
 
   if (decision.cacheable && network.cache && reply.ok && reply.result !== null) {
     const block = decision.block ?? blockOfResult(reply.result);
@@ -93,6 +103,21 @@ async function cachedCall(
     network.cache.set(key, { reply, block }, final);
   }
   return { ...reply, cache: decision.cacheable ? 'MISS' : 'BYPASS' };
+}
+
+/** Every upstream failed, timed out or was set aside (not an upstream's JSON-RPC error answer). */
+function noUpstreamAnswered(error: unknown): boolean {
+  return (
+    error instanceof GatewayError &&
+    (error.kind === 'upstreamUnavailable' || error.kind === 'upstreamTimeout')
+  );
+}
+
+/** What the cache holds as final for the request, kept for this: no upstream can answer. */
+async function staleReply(network: Network, key: string) {
+  if (!network.cache) return undefined;
+  const found = network.cache.getStale(key, network.heads.finalized);
+  return found instanceof Promise ? await found : found;
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));

@@ -7,6 +7,7 @@ import type { RpcItemEvent } from '../observability/metrics.ts';
 import { GatewayError } from '../rpc/errors.ts';
 import {
   errorResponse,
+  type JsonRpcError,
   type JsonRpcResponse,
   type ParsedBody,
   type ParsedItem,
@@ -22,8 +23,10 @@ export type RpcDependencies = {
   ledger: CreditLedger;
   rateLimiter: RateLimiter;
   usage: UsageRecorder;
-  /** Largest number of items in one batch. */
+  /** Largest number of items in one batch (counted before the body is parsed). */
   maxBatchSize: number;
+  /** Deepest nesting of arrays and objects in a body (checked before the body is parsed). */
+  maxJsonDepth: number;
   /** Told of failures the gateway itself could not help (upstream down, bugs); never of keys. */
   onInternalError?: (error: unknown, context: { network: string; method: string; keyId: string }) => void;
   /** Told of every answered item (metrics); never of keys, only key ids. */
@@ -68,27 +71,15 @@ export async function handleRpc(
 ): Promise<RpcOutcome> {
   let parsed: ParsedBody;
   try {
-    parsed = parseBody(text);
+    parsed = parseBody(text, deps);
   } catch (error) {
     const gatewayError = asGatewayError(error);
-    observeRefusal(deps, network, key, '(unparsed)', gatewayError);
+    const tooLarge = gatewayError.kind === 'batchTooLarge';
+    observeRefusal(deps, network, key, tooLarge ? '(batch too large)' : '(unparsed)', gatewayError);
     return {
-      method: '(unparsed)',
+      method: tooLarge ? 'batch' : '(unparsed)',
       status: gatewayError.httpStatus,
       body: errorResponse(null, { code: gatewayError.code(network.kind), message: gatewayError.message }),
-    };
-  }
-  if (parsed.batch && parsed.items.length > deps.maxBatchSize) {
-    const error = new GatewayError(
-      'batchTooLarge',
-      `batch too large: ${parsed.items.length} requests, at most ${deps.maxBatchSize} are allowed in one batch`,
-    );
-    observeRefusal(deps, network, key, '(batch too large)', error);
-    return {
-      method: 'batch',
-      batchSize: parsed.items.length,
-      status: error.httpStatus,
-      body: errorResponse(null, { code: error.code(network.kind), message: error.message }),
     };
   }
   if (!parsed.batch) {
@@ -171,6 +162,7 @@ async function handleItem(
     remaining = await charge(deps.ledger, key, request.method, rule.cost);
     cost = rule.cost;
     const reply = own ? await own.call(params) : await forward(network, rule, request.method, params);
+    if (!reply.ok && PARAMETER_REFUSALS.has(reply.error.code)) throw refusedByNode(reply.error);
     deps.usage.record(key.id, request.method, cost, reply.ok ? undefined : reply.error.code);
     observe(reply.ok ? undefined : reply.error.code, reply.cache);
     if (isNotification) return { status: 200, remaining };
@@ -203,6 +195,23 @@ async function handleItem(
       remaining,
     };
   }
+}
+
+/** Codes with which a node refuses a request for its parameters or its shape, not for its outcome. */
+const PARAMETER_REFUSALS = new Set([-32602, -32600]);
+
+/**
+ * The node refused parameters the gateway's rules let through (or a pass-through method's, which
+ * have none): the caller gets the node's error and, like for an upstream failure, the credits back
+ * and a usage record of 0 credits with the code. The rules and the node can never disagree at the
+ * caller's expense.
+ */
+function refusedByNode(error: JsonRpcError): GatewayError {
+  return new GatewayError(
+    error.code === -32600 ? 'invalidRequest' : 'invalidParams',
+    error.message,
+    error.data,
+  );
 }
 
 function observeRefusal(

@@ -4,12 +4,14 @@ import { GatewayError } from '../rpc/errors.ts';
 
 /** Stage 2: the method must be served on this network; its rule gives the price and the checks. */
 export function resolveMethod(network: Network, method: string): MethodRule {
-  const rule = network.methods.rules[method];
+  const rule = network.methods.rules.get(method);
   if (rule) return rule;
   const { passthrough } = network.methods;
   if (passthrough.methods === 'any' || passthrough.methods.has(method)) return { cost: passthrough.cost };
+  // The name is the client's: a megabyte of it is not echoed back.
+  const shown = method.length > 100 ? `${method.slice(0, 100)}…` : method;
   throw new GatewayError(
     'methodNotFound',
-    `Method not found: ${method} is not served on network ${network.name}`,
+    `Method not found: ${shown} is not served on network ${network.name}`,
   );
 }

@@ -17,6 +17,8 @@ export const GATEWAY_ERRORS = {
   dailyCreditsExhausted: { evm: -32005, solana: -32042, http: 429 },
   rateLimited: { evm: -32005, solana: -32043, http: 429 },
   batchTooLarge: { evm: -32014, solana: -32044, http: 413 },
+  /** Arrays and objects nested beyond `maxJsonDepth`: refused before the body is parsed. */
+  nestingTooDeep: { evm: -32600, solana: -32600, http: 400 },
   bodyTooLarge: { evm: -32021, solana: -32045, http: 413 },
   upstreamUnavailable: { evm: -32603, solana: -32603, http: 502 },
   upstreamTimeout: { evm: -32603, solana: -32603, http: 504 },
@@ -43,6 +45,25 @@ export class GatewayError extends Error {
 
   get httpStatus(): number {
     return GATEWAY_ERRORS[this.kind].http;
+  }
+}
+
+/** The stores the gateway may depend on, named in messages so an operator knows which one is down. */
+export type StoreName = 'redis' | 'postgresql' | 'sqlite';
+
+export const STORE_LABELS: Readonly<Record<StoreName, string>> = {
+  redis: 'Redis (daily balances)',
+  postgresql: 'PostgreSQL (keys and usage)',
+  sqlite: 'SQLite (keys, usage and balances)',
+};
+
+/** A store the answer needs cannot be reached or written (HTTP 503); says which store. */
+export class StoreUnavailableError extends GatewayError {
+  constructor(
+    readonly store: StoreName,
+    message: string,
+  ) {
+    super('storeUnavailable', message);
   }
 }
 

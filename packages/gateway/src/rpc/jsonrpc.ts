@@ -1,7 +1,8 @@
 import { GatewayError } from './errors.ts';
-import { parseJsonExact } from './exact-json.ts';
+import { JsonLimitExceeded, JsonNumberText, parseRequestJson } from './exact-json.ts';
 
-export type JsonRpcId = string | number | null;
+/** A JSON number id whose text a double would change (`12345678901234567890`, `1.0`) is kept as its text. */
+export type JsonRpcId = string | number | JsonNumberText | null;
 
 export type JsonRpcRequest = {
   jsonrpc: '2.0';
@@ -24,12 +25,23 @@ export type ParsedItem =
 
 export type ParsedBody = { batch: false; items: [ParsedItem] } | { batch: true; items: ParsedItem[] };
 
-/** Parses a request body into items; throws GatewayError('parseError') for text that is not JSON. */
-export function parseBody(text: string): ParsedBody {
+export type BodyLimits = {
+  /** Deepest nesting of arrays and objects in a body (a batch counts as one level). */
+  maxJsonDepth: number;
+  /** Most requests in one batch. */
+  maxBatchSize: number;
+};
+
+/**
+ * Parses a request body into items. Throws GatewayError: `parseError` for text that is not JSON,
+ * `nestingTooDeep` / `batchTooLarge` beyond the limits (found before anything is parsed).
+ */
+export function parseBody(text: string, limits: BodyLimits): ParsedBody {
   let value: unknown;
   try {
-    value = parseJsonExact(text);
-  } catch {
+    value = parseRequestJson(text, { maxDepth: limits.maxJsonDepth, maxItems: limits.maxBatchSize });
+  } catch (error) {
+    if (error instanceof JsonLimitExceeded) throw limitError(error, limits);
     throw new GatewayError('parseError', 'Parse error: the request body is not valid JSON');
   }
   if (Array.isArray(value)) {
@@ -41,8 +53,26 @@ export function parseBody(text: string): ParsedBody {
   return { batch: false, items: [parseItem(value)] };
 }
 
+function limitError(error: JsonLimitExceeded, limits: BodyLimits): GatewayError {
+  if (error.limit === 'maxItems') {
+    return new GatewayError(
+      'batchTooLarge',
+      `batch too large: more than ${limits.maxBatchSize} requests, at most ${limits.maxBatchSize} are allowed in one batch`,
+    );
+  }
+  return new GatewayError(
+    'nestingTooDeep',
+    `Invalid request: the body nests arrays and objects deeper than ${limits.maxJsonDepth} levels (the gateway's maxJsonDepth)`,
+  );
+}
+
 function isId(value: unknown): value is JsonRpcId {
-  return value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+  return (
+    value === null ||
+    typeof value === 'string' ||
+    (typeof value === 'number' && Number.isFinite(value)) ||
+    value instanceof JsonNumberText
+  );
 }
 
 export function parseItem(value: unknown): ParsedItem {
@@ -50,7 +80,7 @@ export function parseItem(value: unknown): ParsedItem {
     return invalid(null, 'Invalid request: expected a JSON-RPC request object');
   }
   const item = value as Record<string, unknown>;
-  const hasId = 'id' in item;
+  const hasId = Object.hasOwn(item, 'id');
   if (hasId && !isId(item.id))
     return invalid(null, 'Invalid request: "id" must be a string, a number or null');
   const id = hasId ? (item.id as JsonRpcId) : null;

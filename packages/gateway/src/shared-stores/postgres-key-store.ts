@@ -13,8 +13,8 @@ import {
   validateKeyName,
   validateProject,
 } from '../keys/key-store.ts';
-import { GatewayError } from '../rpc/errors.ts';
-import { KEYS_CHANNEL } from './postgres.ts';
+import { StoreUnavailableError } from '../rpc/errors.ts';
+import { KEYS_CHANNEL, whilePostgresReachable } from './postgres.ts';
 
 type Row = {
   id: string;
@@ -88,10 +88,15 @@ export class PostgresKeyStore implements KeyStore {
     return this.listening;
   }
 
+  /** A statement of the admin side; a database that cannot be reached is a 503 naming PostgreSQL. */
+  private query<R extends pg.QueryResultRow>(text: string, values?: unknown[]) {
+    return whilePostgresReachable(() => this.pool.query<R>(text, values));
+  }
+
   async create(parameters: CreateKeyParameters) {
     const k = prepareNewKey(parameters);
     try {
-      const { rows } = await this.pool.query<Row>(
+      const { rows } = await this.query<Row>(
         `INSERT INTO api_keys (id, name, key_hash, key_prefix, project, daily_credits, credits_per_second, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
         [k.id, k.name, k.keyHash, k.prefix, k.project, k.dailyCredits, k.creditsPerSecond, new Date()],
@@ -106,12 +111,12 @@ export class PostgresKeyStore implements KeyStore {
   }
 
   async list() {
-    const { rows } = await this.pool.query<Row>(`SELECT ${COLUMNS} FROM api_keys ORDER BY created_at, id`);
+    const { rows } = await this.query<Row>(`SELECT ${COLUMNS} FROM api_keys ORDER BY created_at, id`);
     return rows.map(toRecord);
   }
 
   async get(id: string) {
-    const { rows } = await this.pool.query<Row>(`SELECT ${COLUMNS} FROM api_keys WHERE id = $1`, [id]);
+    const { rows } = await this.query<Row>(`SELECT ${COLUMNS} FROM api_keys WHERE id = $1`, [id]);
     return rows[0] && toRecord(rows[0]);
   }
 
@@ -124,7 +129,7 @@ export class PostgresKeyStore implements KeyStore {
     const daily = changes.dailyCredits === undefined ? null : validateDailyCredits(changes.dailyCredits);
     const setPerSecond = changes.creditsPerSecond !== undefined;
     const perSecond = setPerSecond ? validateCreditsPerSecond(changes.creditsPerSecond) : null;
-    const { rows } = await this.pool.query<Row>(
+    const { rows } = await this.query<Row>(
       `UPDATE api_keys SET
          name = COALESCE($1, name),
          project = COALESCE($2, project),
@@ -140,7 +145,7 @@ export class PostgresKeyStore implements KeyStore {
 
   async rotate(id: string) {
     const key = generateApiKey();
-    const { rows } = await this.pool.query<Row>(
+    const { rows } = await this.query<Row>(
       `UPDATE api_keys SET key_hash = $1, key_prefix = $2 WHERE id = $3 AND revoked_at IS NULL RETURNING ${COLUMNS}`,
       [hashApiKey(key), keyPrefix(key), id],
     );
@@ -149,12 +154,13 @@ export class PostgresKeyStore implements KeyStore {
   }
 
   async revoke(id: string) {
-    await this.pool.query('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [
-      new Date(),
-      id,
-    ]);
+    // One statement: the answer cannot fail after the key was revoked (a revoked key keeps its date).
+    const { rows } = await this.query<Row>(
+      `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2 RETURNING ${COLUMNS}`,
+      [new Date(), id],
+    );
     this.invalidate();
-    return this.get(id);
+    return rows[0] && toRecord(rows[0]);
   }
 
   authenticate(key: string): ApiKeyRecord | undefined | Promise<ApiKeyRecord | undefined> {
@@ -173,7 +179,7 @@ export class PostgresKeyStore implements KeyStore {
       ({ rows } = await this.pool.query<Row>(`SELECT ${COLUMNS} FROM api_keys WHERE key_hash = $1`, [hash]));
     } catch (error) {
       this.options.onError?.(error as Error);
-      throw new GatewayError('storeUnavailable', 'the key store is unavailable; retry shortly');
+      throw new StoreUnavailableError('postgresql', 'the key store is unavailable; retry shortly');
     }
     const record = rows[0] ? toRecord(rows[0]) : null;
     if (this.listening && generation === this.generation) {

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { utcDay } from '../credits/day.ts';
 import type { ErrorRow, UsageRecorder, UsageRow } from '../credits/usage-recorder.ts';
+import { whilePostgresReachable } from './postgres.ts';
 
 export type PostgresUsageRecorderOptions = {
   /** How often the summed counts are written. Default 500 ms. */
@@ -64,8 +65,14 @@ export class PostgresUsageRecorder implements UsageRecorder {
     rows.sort((a, b) => compare(a.keyId, b.keyId) || compare(a.day, b.day) || compare(a.method, b.method));
     errors.sort((a, b) => compare(a.keyId, b.keyId) || compare(a.day, b.day) || a.code - b.code);
     let client: pg.PoolClient | undefined;
+    // A connection lost while checked out between two statements is reported as an 'error' event
+    // that the pool does not listen to then: without a listener it would end the process. The
+    // statement in progress or the next one fails anyway, which is handled below.
+    const lost = () => {};
+    let failure: Error | undefined;
     try {
       client = await this.pool.connect();
+      client.on('error', lost);
       await client.query('BEGIN');
       if (rows.length)
         await client.query(
@@ -95,16 +102,27 @@ export class PostgresUsageRecorder implements UsageRecorder {
         );
       await client.query('COMMIT');
     } catch (error) {
+      failure = error as Error;
       await client?.query('ROLLBACK').catch(() => {});
       for (const row of rows) addUsage(this.pending, row, this.limit) || this.dropped++;
       for (const row of errors) addError(this.pendingErrors, row, this.limit) || this.dropped++;
       throw error;
     } finally {
-      client?.release();
+      client?.off('error', lost);
+      // A client whose statement failed is dropped rather than handed out again (it may be dead).
+      client?.release(failure);
     }
   }
 
-  async usage(filter: { keyId?: string; fromDay?: string }) {
+  usage(filter: { keyId?: string; fromDay?: string }) {
+    return whilePostgresReachable(() => this.readUsage(filter));
+  }
+
+  errors(filter: { keyId?: string; fromDay?: string }) {
+    return whilePostgresReachable(() => this.readErrors(filter));
+  }
+
+  private async readUsage(filter: { keyId?: string; fromDay?: string }) {
     await this.flush();
     const { rows } = await this.pool.query<UsageRow>(
       `SELECT key_id AS "keyId", day, method, requests::float8 AS requests, credits::float8 AS credits FROM usage
@@ -114,7 +132,7 @@ export class PostgresUsageRecorder implements UsageRecorder {
     return rows;
   }
 
-  async errors(filter: { keyId?: string; fromDay?: string }) {
+  private async readErrors(filter: { keyId?: string; fromDay?: string }) {
     await this.flush();
     const { rows } = await this.pool.query<ErrorRow>(
       `SELECT key_id AS "keyId", day, code, count::float8 AS count FROM usage_errors

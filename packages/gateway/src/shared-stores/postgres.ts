@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { STORE_LABELS, StoreUnavailableError } from '../rpc/errors.ts';
 
 /** The channel on which every change of `api_keys` (from any instance, the CLI or plain SQL) is announced. */
 export const KEYS_CHANNEL = 'portico_api_keys_changed';
@@ -60,6 +61,32 @@ export function createPostgresPool(databaseUrl: string, onError: (error: Error) 
   });
   pool.on('error', onError);
   return pool;
+}
+
+/**
+ * Whether a PostgreSQL error means the database cannot be reached (connection refused, lost or
+ * timed out, server shutting down, out of connections) rather than that a statement was wrong.
+ * The server's own errors carry a five-character SQLSTATE: only classes 08 (connection), 53
+ * (insufficient resources) and 57 (operator intervention) count; errors without one come from the
+ * connection itself.
+ */
+export function isUnreachable(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
+  return ['08', '53', '57'].includes(code.slice(0, 2));
+}
+
+/** Runs a PostgreSQL operation; a database that cannot be reached becomes a 503 that names it. */
+export async function whilePostgresReachable<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    if (!isUnreachable(error)) throw error;
+    throw new StoreUnavailableError(
+      'postgresql',
+      `${STORE_LABELS.postgresql} cannot be reached; retry shortly`,
+    );
+  }
 }
 
 /**

@@ -5,18 +5,28 @@ import { RedisHealth, RedisScript } from './redis.ts';
 
 /**
  * Writes an unfinalized entry and lists it in the network's index in one step, so a reorg eviction
- * never misses an entry that is already readable. Members are scored by their expiry on the Redis
- * clock (instances' clocks may differ); expired members are pruned here, and the index itself lives
- * as long as its longest-lived member.
+ * never misses an entry that is already readable. The entry is written twice: for `get` with the
+ * unfinalized TTL (ARGV[2], none when 0) and, for `getStale`, a copy that lives as long as final
+ * data (ARGV[4]; none when 0) and answers once its block is finalized. Members are scored by
+ * their expiry on the Redis clock (instances' clocks may differ); expired members are pruned
+ * here, and the index itself lives as long as its longest-lived member.
  */
 const SET_UNFINALIZED = new RedisScript(`
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local ttl = tonumber(ARGV[2])
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
+local staleTtl = tonumber(ARGV[4])
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-redis.call('ZADD', KEYS[2], now + ttl, ARGV[3])
-if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
+if ttl > 0 then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
+  redis.call('ZADD', KEYS[2], now + ttl, ARGV[3])
+end
+if staleTtl > 0 then
+  redis.call('SET', KEYS[3], ARGV[1], 'PX', staleTtl)
+  redis.call('ZADD', KEYS[2], now + staleTtl, ARGV[5])
+end
+local longest = math.max(ttl, staleTtl)
+if redis.call('PTTL', KEYS[2]) < longest then redis.call('PEXPIRE', KEYS[2], longest) end
 return 1`);
 
 /** Deletes every unfinalized entry of the network, whichever instance wrote it, and the index. */
@@ -51,7 +61,9 @@ export type RedisResponseCacheOptions = {
  * The response cache shared by every gateway instance on one Redis. An entry lives at
  * `<prefix>cache:<network>:<SHA-256 of the request, base64url>`; final entries expire after
  * `finalTtlMs`, unfinalized ones after `unfinalizedTtlMs` and are listed in the sorted set
- * `<prefix>cache:<network>:unfinalized` that a reorg eviction empties atomically.
+ * `<prefix>cache:<network>:unfinalized` that a reorg eviction empties atomically. An unfinalized
+ * entry whose block is known also has a copy at `…:stale:<hash>`, listed in the same index and
+ * kept for `finalTtlMs`, that only `getStale` reads (stale-if-error once its block is final).
  *
  * Every instance detects reorgs with its own head tracker and evicts (a repeated eviction is
  * harmless). What remains: an instance that has not seen the reorg yet may write an entry fetched
@@ -99,25 +111,49 @@ export class RedisResponseCache implements ResponseCache {
       return undefined;
     }
     this.health.ok();
-    if (text === null) return undefined;
+    return text === null ? undefined : parse(text);
+  }
+
+  /**
+   * Reads only the copy kept for stale-if-error: final entries are read by `get` as long as they
+   * live, and an unfinalized one counts once its block is at or below `finalized`.
+   */
+  async getStale(key: string, finalized: number): Promise<CachedReply | undefined> {
+    if (this.skipping()) return undefined;
+    let text: string | null;
     try {
-      // Cached answers are EVM answers, read from the node with JSON.parse: the round trip is exact.
-      return JSON.parse(text) as CachedReply;
-    } catch {
+      text = await this.redis.get(this.staleKeyOf(key));
+    } catch (error) {
+      this.failed(error);
       return undefined;
     }
+    this.health.ok();
+    const entry = text === null ? undefined : parse(text);
+    return entry?.block !== undefined && entry.block <= finalized ? entry : undefined;
+  }
+
+  /** The Redis key of the copy of an unfinalized entry kept for stale-if-error. */
+  staleKeyOf(requestKey: string): string {
+    return `${this.namespace}stale:${hash(requestKey)}`;
   }
 
   /** Resolves once written or dropped; never rejects. */
   async set(key: string, value: CachedReply, final: boolean): Promise<void> {
     const ttl = final ? this.options.finalTtlMs : this.options.unfinalizedTtlMs;
-    if (ttl <= 0 || this.skipping()) return;
+    // A copy for stale-if-error needs the block, to know when it has become final.
+    const staleTtl = !final && value.block !== undefined ? this.options.finalTtlMs : 0;
+    if ((ttl <= 0 && staleTtl <= 0) || this.skipping()) return;
     if (final && value.block !== undefined) this.topFinalBlock = Math.max(this.topFinalBlock, value.block);
     try {
       const text = JSON.stringify(value);
       const digest = hash(key);
       if (final) await this.redis.set(this.namespace + digest, text, 'PX', ttl);
-      else await SET_UNFINALIZED.run(this.redis, [this.namespace + digest, this.index], [text, ttl, digest]);
+      else
+        await SET_UNFINALIZED.run(
+          this.redis,
+          [this.namespace + digest, this.index, `${this.namespace}stale:${digest}`],
+          [text, Math.max(0, ttl), digest, staleTtl, `stale:${digest}`],
+        );
       this.health.ok();
     } catch (error) {
       this.failed(error);
@@ -180,6 +216,15 @@ export class RedisResponseCache implements ResponseCache {
     this.lastFailure = Date.now();
     this.storeErrors += 1;
     this.health.failed(error);
+  }
+}
+
+function parse(text: string): CachedReply | undefined {
+  try {
+    // Cached answers are EVM answers, read from the node with JSON.parse: the round trip is exact.
+    return JSON.parse(text) as CachedReply;
+  } catch {
+    return undefined;
   }
 }
 

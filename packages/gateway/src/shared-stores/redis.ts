@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { GatewayError } from '../rpc/errors.ts';
+import { StoreUnavailableError } from '../rpc/errors.ts';
 
 /**
  * What the gateway does while Redis cannot be reached: `closed` (default) answers metered requests
@@ -89,7 +89,7 @@ export class RedisHealth {
 }
 
 export const meteringUnavailable = () =>
-  new GatewayError(
-    'storeUnavailable',
+  new StoreUnavailableError(
+    'redis',
     'metering is unavailable: the credit store cannot be reached; the request was not served, retry shortly',
   );

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'libsql';
+import { STORE_LABELS, StoreUnavailableError } from '../rpc/errors.ts';
 
 export type SqliteDatabase = InstanceType<typeof Database>;
 
@@ -33,6 +34,16 @@ const MIGRATIONS = [
   `ALTER TABLE api_keys ADD COLUMN project TEXT NOT NULL DEFAULT 'default';
    ALTER TABLE api_keys ADD COLUMN credits_per_second INTEGER`,
   `ALTER TABLE api_keys ADD COLUMN settings TEXT NOT NULL DEFAULT '{}'`,
+  // Balances written before each request is forwarded (they survive a crash); seeded from the
+  // usage a database of an earlier version recorded.
+  `CREATE TABLE credits_spent (
+     key_id TEXT NOT NULL,
+     day TEXT NOT NULL,
+     credits INTEGER NOT NULL CHECK (credits >= 0),
+     PRIMARY KEY (key_id, day)
+   );
+   INSERT INTO credits_spent (key_id, day, credits)
+     SELECT key_id, day, SUM(credits) FROM usage GROUP BY key_id, day`,
 ];
 
 /** Opens (creating if needed) the gateway's SQLite database and brings its schema up to date. */
@@ -63,4 +74,27 @@ export function scalar<T>(statement: Statement, ...args: unknown[]): T {
     | Record<string, unknown>
     | undefined;
   return (row ? Object.values(row)[0] : undefined) as T;
+}
+
+/** SQLite result codes that mean the file cannot be used now (not that a statement was wrong). */
+const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|READONLY|CANTOPEN|PROTOCOL|NOMEM)/;
+
+/** Whether a SQLite error means the database cannot be used now (rather than a wrong statement). */
+export function isSqliteUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && UNAVAILABLE.test(code);
+}
+
+/** Runs a SQLite operation; a database that cannot be written or read becomes a 503 naming it. */
+export function whileSqliteAvailable<T>(operation: () => T): T {
+  try {
+    return operation();
+  } catch (error) {
+    if (!isSqliteUnavailable(error)) throw error;
+    const code = (error as { code: string }).code;
+    throw new StoreUnavailableError(
+      'sqlite',
+      `${STORE_LABELS.sqlite} cannot be used (${code}); retry shortly`,
+    );
+  }
 }

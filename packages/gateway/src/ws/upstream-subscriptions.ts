@@ -1,6 +1,7 @@
 import type { Gauge } from 'prom-client';
 import WebSocket from 'ws';
 import type { ForwardResult } from '../pipeline/forward.ts';
+import { describeValue } from '../rpc/describe-value.ts';
 import { GatewayError, invalidParams } from '../rpc/errors.ts';
 import type { JsonRpcError } from '../rpc/jsonrpc.ts';
 import { sanitiseUpstreamMessage, upstreamSecrets } from '../upstream/sanitise.ts';
@@ -20,7 +21,7 @@ export function checkSubscribe(params: unknown[], active: number) {
   const [type, filter] = params;
   if (!isSubscriptionType(type)) {
     throw invalidParams(
-      `eth_subscribe: params[0] must be one of ${SUBSCRIPTION_TYPES.join(', ')}, got ${JSON.stringify(type)?.slice(0, 40)}`,
+      `eth_subscribe: params[0] must be one of ${SUBSCRIPTION_TYPES.join(', ')}, got ${describeValue(type)}`,
     );
   }
   if (type === 'newHeads' && params.length > 1)

@@ -11,6 +11,7 @@ import { authenticate } from '../pipeline/authenticate.ts';
 import { enforceRequestSettings } from '../pipeline/enforce-settings.ts';
 import { handleRpc, type RpcDependencies, type SessionMethods } from '../pipeline/handle-rpc.ts';
 import { GatewayError } from '../rpc/errors.ts';
+import { stringifyJsonExact } from '../rpc/exact-json.ts';
 import { errorResponse } from '../rpc/jsonrpc.ts';
 import { NotificationMeter } from './notification-meter.ts';
 import { checkSubscribe, UpstreamSubscriptions } from './upstream-subscriptions.ts';
@@ -106,7 +107,7 @@ export function attachWebSocket(server: GatewayServer, deps: WebSocketDependenci
         ws.close(1013, 'client too slow: messages are not being read');
         return;
       }
-      ws.send(JSON.stringify(value));
+      ws.send(stringifyJsonExact(value));
     };
     const meter = new NotificationMeter({
       ledger: deps.ledger,

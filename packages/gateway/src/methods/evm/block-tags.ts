@@ -1,31 +1,31 @@
 import type { AgreedHeights } from '../../upstream/upstream-pool.ts';
 
 /** Where each method takes its block parameter (a tag, a number, or an EIP-1898 object). */
-const BLOCK_PARAMETER_INDEX: Readonly<Record<string, number>> = {
-  eth_getBlockByNumber: 0,
-  eth_getBlockReceipts: 0,
-  eth_getTransactionByBlockNumberAndIndex: 0,
-  eth_getUncleByBlockNumberAndIndex: 0,
-  eth_getBlockTransactionCountByNumber: 0,
-  eth_getUncleCountByBlockNumber: 0,
-  eth_call: 1,
-  eth_estimateGas: 1,
-  eth_createAccessList: 1,
-  eth_getBalance: 1,
-  eth_getCode: 1,
-  eth_getTransactionCount: 1,
-  eth_feeHistory: 1,
-  eth_getStorageAt: 2,
-  eth_getProof: 2,
-};
+const BLOCK_PARAMETER_INDEX: ReadonlyMap<string, number> = new Map([
+  ['eth_getBlockByNumber', 0],
+  ['eth_getBlockReceipts', 0],
+  ['eth_getTransactionByBlockNumberAndIndex', 0],
+  ['eth_getUncleByBlockNumberAndIndex', 0],
+  ['eth_getBlockTransactionCountByNumber', 0],
+  ['eth_getUncleCountByBlockNumber', 0],
+  ['eth_call', 1],
+  ['eth_estimateGas', 1],
+  ['eth_createAccessList', 1],
+  ['eth_getBalance', 1],
+  ['eth_getCode', 1],
+  ['eth_getTransactionCount', 1],
+  ['eth_feeHistory', 1],
+  ['eth_getStorageAt', 2],
+  ['eth_getProof', 2],
+]);
 
 const hex = (n: number) => `0x${n.toString(16)}`;
 
 /** The block parameter of a call (undefined when the method takes none or it was left out). */
 export function blockParameterOf(method: string, params: unknown[]): unknown {
-  const index = BLOCK_PARAMETER_INDEX[method];
+  const index = BLOCK_PARAMETER_INDEX.get(method);
   const value = index === undefined ? undefined : params[index];
-  if (typeof value === 'object' && value !== null && 'blockNumber' in value)
+  if (typeof value === 'object' && value !== null && Object.hasOwn(value, 'blockNumber'))
     return (value as { blockNumber: unknown }).blockNumber;
   return value;
 }
@@ -37,7 +37,7 @@ export function blockParameterOf(method: string, params: unknown[]): unknown {
  */
 export function pinBlockTags(method: string, params: unknown[], agreed: AgreedHeights): unknown[] {
   if (method === 'eth_getLogs') return pinLogsFilter(params, agreed);
-  const index = BLOCK_PARAMETER_INDEX[method];
+  const index = BLOCK_PARAMETER_INDEX.get(method);
   if (index === undefined || index >= params.length) return params;
   const pinned = pinBlockParameter(params[index], agreed);
   if (pinned === params[index]) return params;
@@ -62,7 +62,7 @@ function pinnedTag(tag: unknown, agreed: AgreedHeights): string | undefined {
 function pinBlockParameter(value: unknown, agreed: AgreedHeights): unknown {
   const pinned = pinnedTag(value, agreed);
   if (pinned !== undefined) return pinned;
-  if (typeof value === 'object' && value !== null && 'blockNumber' in value) {
+  if (typeof value === 'object' && value !== null && Object.hasOwn(value, 'blockNumber')) {
     const inner = pinnedTag((value as { blockNumber: unknown }).blockNumber, agreed);
     if (inner !== undefined) return { ...value, blockNumber: inner };
   }
@@ -72,7 +72,12 @@ function pinBlockParameter(value: unknown, agreed: AgreedHeights): unknown {
 /** An eth_getLogs filter without blockHash covers `latest` when a bound is absent: both get pinned. */
 function pinLogsFilter(params: unknown[], agreed: AgreedHeights): unknown[] {
   const filter = params[0];
-  if (typeof filter !== 'object' || filter === null || Array.isArray(filter) || 'blockHash' in filter)
+  if (
+    typeof filter !== 'object' ||
+    filter === null ||
+    Array.isArray(filter) ||
+    Object.hasOwn(filter, 'blockHash')
+  )
     return params;
   const { fromBlock = 'latest', toBlock = 'latest' } = filter as { fromBlock?: unknown; toBlock?: unknown };
   const from = pinnedTag(fromBlock, agreed);

@@ -1,6 +1,6 @@
-import { invalidParams } from '../../rpc/errors.ts';
 import type { MethodRule, MethodTable } from '../types.ts';
 import { getLogsRule } from './get-logs.ts';
+import { expectBlockOverride, expectStateOverride } from './overrides.ts';
 import {
   expectArity,
   expectBlockOrEip1898,
@@ -39,7 +39,7 @@ const getUncleByBlockNumberAndIndex: MethodRule = {
   check(params) {
     expectArity(params, 2, 2, ['block parameter', 'uncle index']);
     expectBlockParameter(params[0]);
-    expectQuantity(params[1], 'uncle index');
+    expectQuantity(params[1], 'uncle index', 64);
   },
 };
 
@@ -48,7 +48,7 @@ const getTransactionByBlockNumberAndIndex: MethodRule = {
   check(params) {
     expectArity(params, 2, 2, ['block parameter', 'transaction index']);
     expectBlockParameter(params[0]);
-    expectQuantity(params[1], 'transaction index');
+    expectQuantity(params[1], 'transaction index', 64);
   },
   finish: (result, params) => (params[0] === 'pending' ? markPendingTransaction(result) : result),
 };
@@ -82,8 +82,8 @@ const call: MethodRule = {
     ]);
     expectCallObject(params[0]);
     expectBlockOrEip1898(params[1]);
-    expectOptionalObject(params[2], 'state override');
-    expectOptionalObject(params[3], 'block override');
+    expectStateOverride(params[2]);
+    expectBlockOverride(params[3]);
     await checkGasCap(params[0], chain.blockGasLimit, 'transaction call object');
   },
 };
@@ -94,7 +94,7 @@ const estimateGas: MethodRule = {
     expectArity(params, 1, 3, ['transaction call object', 'block parameter', 'state override']);
     expectCallObject(params[0]);
     if (params.length > 1) expectBlockOrEip1898(params[1]);
-    expectOptionalObject(params[2], 'state override');
+    expectStateOverride(params[2]);
     await checkGasCap(params[0], chain.blockGasLimit, 'transaction call object');
   },
 };
@@ -102,13 +102,6 @@ const estimateGas: MethodRule = {
 async function checkGasCap(value: unknown, blockGasLimit: () => Promise<bigint>, name: string) {
   const call = value as Record<string, unknown>;
   if (call.gas !== undefined) expectGasWithinCap(call, await blockGasLimit(), name);
-}
-
-function expectOptionalObject(value: unknown, name: string) {
-  if (value === undefined) return;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw invalidParams(`${name} must be an object when given, got ${JSON.stringify(value)}`);
-  }
 }
 
 /** The nine EVM methods of the seed, with its credit table. */
@@ -164,7 +157,10 @@ export const EVM_PASSTHROUGH_METHODS = new Set([
 export function evmMethodTable(passthroughCost = 80, maxLogsBlockRange = 10_000): MethodTable {
   return {
     kind: 'evm',
-    rules: { ...EVM_METHOD_RULES, eth_getLogs: getLogsRule(passthroughCost, maxLogsBlockRange) },
+    rules: new Map([
+      ...Object.entries(EVM_METHOD_RULES),
+      ['eth_getLogs', getLogsRule(passthroughCost, maxLogsBlockRange)],
+    ]),
 
     passthrough: { methods: EVM_PASSTHROUGH_METHODS, cost: passthroughCost },
   };

@@ -10,7 +10,7 @@
  * - `commitment`: `finalized` (default) or `confirmed`. `processed` is one of the spec's three
  *   values, but the Solana RPC refuses it for this method (-32602 "Method does not support
  *   commitment below `confirmed`"), so the gateway refuses it too, with that text;
- * - `minContextSlot`: a non-negative integer;
+ * - `minContextSlot`: a non-negative integer (a u64);
  * - `limit`: an integer from 1 to 1000 (default 1000);
  * - `before` / `until`: base-58 strings decoding to 64-byte transaction signatures.
  */
@@ -51,6 +51,13 @@ function base58Problem(text: unknown, bytes: number): string | undefined {
   return undefined;
 }
 
+const U64_MAX = 2n ** 64n - 1n;
+
+/** A slot is a u64: a safe integer, or one beyond 2^53 (read exactly, as a bigint). */
+const isSlot = (value: unknown) =>
+  (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) ||
+  (typeof value === 'bigint' && value >= 0n && value <= U64_MAX);
+
 /** The reason `params` breaks a rule of getSignaturesForAddress, or undefined when they are valid. */
 export function getSignaturesForAddressParamError(params: unknown): string | undefined {
   if (!Array.isArray(params)) return `params must be an array [address, config?], got ${show(params)}`;
@@ -83,10 +90,8 @@ export function getSignaturesForAddressParamError(params: unknown): string | und
       return 'params[1].commitment: Method does not support commitment below `confirmed` (Solana RPC refuses processed for getSignaturesForAddress; use confirmed or finalized)';
     }
   }
-  if (minContextSlot !== undefined && minContextSlot !== null) {
-    if (typeof minContextSlot !== 'number' || !Number.isSafeInteger(minContextSlot) || minContextSlot < 0) {
-      return `params[1].minContextSlot must be a non-negative integer slot, got ${show(minContextSlot)}`;
-    }
+  if (minContextSlot !== undefined && minContextSlot !== null && !isSlot(minContextSlot)) {
+    return `params[1].minContextSlot must be a non-negative integer slot (at most 2^64-1), got ${show(minContextSlot)}`;
   }
   if (limit !== undefined && limit !== null) {
     if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > SIGNATURES_LIMIT_MAX) {

@@ -77,7 +77,7 @@ export const SOLANA_PASSTHROUGH_METHODS: ReadonlySet<string> = new Set([
 export function solanaMethodTable(passthroughCost = 80): MethodTable {
   return {
     kind: 'solana',
-    rules: SOLANA_METHOD_RULES,
+    rules: new Map(Object.entries(SOLANA_METHOD_RULES)),
     passthrough: { methods: SOLANA_PASSTHROUGH_METHODS, cost: passthroughCost },
   };
 }
