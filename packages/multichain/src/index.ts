@@ -1,3 +1,6 @@
+// The browser-safe entry: the dapp client, its transports, CAIP types and validation, and the
+// wallet-side engine with its in-memory store. Nothing here reaches a Node built-in; the SQLite and
+// PostgreSQL stores and the WebSocket server are in `@portico/multichain/node`.
 export {
   invalidParamsError,
   MultichainErrorCode,
@@ -5,6 +8,7 @@ export {
   scopesNotSupportedError,
   unauthorizedError,
   userRejectedError,
+  type WalletRpcError,
 } from './caip/errors.ts';
 export {
   accountNamespaceOf,
@@ -16,8 +20,11 @@ export {
   sameAddress,
 } from './caip/normalize.ts';
 export type {
+  CaipAccountId,
   CreateSessionParams,
   InvokeMethodParams,
+  Json,
+  JsonRpcError,
   RevokeSessionParams,
   ScopeObject,
   ScopeString,
@@ -60,13 +67,8 @@ export { walletCreateSession } from './engine/wallet-createSession.ts';
 export { walletGetSession } from './engine/wallet-getSession.ts';
 export { walletInvokeMethod } from './engine/wallet-invokeMethod.ts';
 export { walletRevokeSession } from './engine/wallet-revokeSession.ts';
-export {
-  createMemorySessionStore,
-  createPostgresSessionStore,
-  createSqliteSessionStore,
-  openSessionStore,
-  type SessionStore,
-} from './store/index.ts';
+export { createMemorySessionStore } from './store/memory.ts';
+export type { SessionStore } from './store/types.ts';
 export { createInProcessTransport } from './transports/in-process.ts';
 export {
   createMultichainApiClientTransport,
@@ -85,4 +87,3 @@ export {
   type WebSocketLike,
   type WebSocketTransportOptions,
 } from './transports/websocket.ts';
-export { type AttachWebSocketServerOptions, attachWebSocketServer } from './transports/websocket-server.ts';

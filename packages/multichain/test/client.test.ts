@@ -14,7 +14,7 @@ import {
   type MultichainTransport,
   type Session,
   serveWindowPostMessage,
-} from '../src/index.ts';
+} from '../src/node.ts';
 import { createTestWallet } from './helpers.ts';
 
 const scopes = { optionalScopes: { 'eip155:1': { methods: ['eth_blockNumber'], notifications: [] } } };
@@ -114,6 +114,35 @@ describe('dapp client errors', () => {
     };
     const client = createMultichainClient({ transport: silent, requestTimeoutMs: 1 });
     await assert.rejects(client.getSession(), MultichainTimeoutError);
+  });
+
+  test('a wallet_sessionChanged without scopes reaches listeners and leaves the known session alone', async () => {
+    // A scripted transport stands in for a misbehaving wallet: a real one never sends this.
+    let deliver: (message: unknown) => void = () => {};
+    const scripted: MultichainTransport = {
+      connect: async () => {},
+      send: () => {},
+      close: async () => {},
+      isConnected: () => true,
+      onMessage: (listener) => {
+        deliver = listener;
+        return () => {};
+      },
+      onDisconnect: () => () => {},
+    };
+    const client = createMultichainClient({ transport: scripted });
+    const heard: string[] = [];
+    client.onNotification((notification) => heard.push(JSON.stringify(notification.params ?? null)));
+    const sessionScopes = { 'eip155:1': { methods: [], notifications: [], accounts: [] } };
+    deliver({ jsonrpc: '2.0', method: 'wallet_sessionChanged', params: { sessionScopes } });
+    for (const params of [
+      undefined,
+      { sessionScopes: 'none' },
+      JSON.parse('{"__proto__":{"sessionScopes":{}}}'),
+    ])
+      deliver({ jsonrpc: '2.0', method: 'wallet_sessionChanged', params });
+    assert.equal(heard.length, 4, 'every notification reaches the listeners');
+    assert.deepEqual(client.session, { sessionScopes });
   });
 
   test('a wallet that cannot be reached fails with MultichainConnectionError', async () => {

@@ -1,13 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createMemorySessionStore, MultichainRpcError } from '../src/index.ts';
+import { createMemorySessionStore, MultichainRpcError, type SupportedScopes } from '../src/index.ts';
 import {
   ACCOUNT_A,
   ACCOUNT_B,
   connectDapp,
   createTestWallet,
   EIP155_METHODS,
+  grantedScope,
   nextNotification,
+  SUPPORTED,
+  sessionChangedWith,
 } from './helpers.ts';
 
 async function rpcError(promise: Promise<unknown>): Promise<MultichainRpcError> {
@@ -28,13 +31,7 @@ describe('wallet_createSession', () => {
     const { client } = connectDapp(engine);
     const session = await client.createSession({ optionalScopes: { 'eip155:1': eip155Scope } });
     assert.deepEqual(session, {
-      sessionScopes: {
-        'eip155:1': {
-          methods: EIP155_METHODS,
-          notifications: ['eth_subscription'],
-          accounts: [`eip155:1:${ACCOUNT_A}`, `eip155:1:${ACCOUNT_B}`],
-        },
-      },
+      sessionScopes: { 'eip155:1': grantedScope('eip155:1', ACCOUNT_A, ACCOUNT_B) },
       sessionProperties: {},
     });
     assert.equal(approvals[0].origin, 'https://dapp.example');
@@ -49,20 +46,71 @@ describe('wallet_createSession', () => {
         eip155: { references: ['1', '999'], methods: ['eth_blockNumber'], notifications: [] },
       },
       optionalScopes: {
-        'eip155:10': { methods: ['not_supported'], notifications: [] },
+        'eip155:10': { methods: [], notifications: [] },
         'eip155:5': { references: ['5'], methods: [], notifications: [] },
         wallet: { methods: [], notifications: [] },
         foobar: { methods: [], notifications: [] },
       },
     });
     assert.deepEqual(Object.keys(session.sessionScopes).sort(), ['eip155:1', 'eip155:10', 'wallet']);
-    assert.deepEqual(
-      session.sessionScopes['eip155:10'].methods,
-      EIP155_METHODS,
-      'unsupported methods dropped, supported filled',
-    );
     assert.deepEqual(session.sessionScopes.wallet.accounts, []);
     assert.deepEqual(Object.keys(approvals[0].scopes).sort(), ['eip155:1', 'eip155:10', 'wallet']);
+  });
+
+  test('unsupported methods and notifications are dropped from the grant; a scope asking only for unsupported ones is dropped', async () => {
+    const { engine, approvals } = createTestWallet();
+    const { client } = connectDapp(engine);
+    const session = await client.createSession({
+      optionalScopes: {
+        'eip155:1': { methods: ['eth_blockNumber', 'eth_mineGold'], notifications: ['eth_rumour'] },
+        'eip155:10': { methods: ['not_supported'], notifications: ['eth_rumour'] },
+      },
+    });
+    assert.deepEqual(Object.keys(session.sessionScopes), ['eip155:1']);
+    assert.deepEqual(session.sessionScopes['eip155:1'].methods, EIP155_METHODS, 'what the wallet supports');
+    assert.deepEqual(session.sessionScopes['eip155:1'].notifications, ['eth_subscription']);
+    assert.deepEqual(Object.keys(approvals[0].scopes), ['eip155:1'], 'the person is shown only eip155:1');
+    const error = await rpcError(
+      client.invokeMethod({ scope: 'eip155:10', request: { method: 'not_supported' } }),
+    );
+    assert.equal(error.code, 4100);
+  });
+
+  test('a request whose scopes are all unsupported (chains, or every method and notification) is 5100', async () => {
+    const { engine, approvals } = createTestWallet();
+    const { client } = connectDapp(engine);
+    const error = await rpcError(
+      client.createSession({
+        requiredScopes: { 'eip155:1': { methods: ['not_supported'], notifications: [] } },
+        optionalScopes: {
+          'eip155:10': { methods: [], notifications: ['eth_rumour'] },
+          'eip155:999': { methods: ['eth_blockNumber'], notifications: [] },
+        },
+      }),
+    );
+    assert.equal(error.code, 5100);
+    assert.equal(approvals.length, 0, 'the person is not asked');
+    assert.deepEqual(await client.getSession(), { sessionScopes: {} });
+  });
+
+  test('what is supported is read from the getSupportedScopes hook at every request', async () => {
+    let supported: SupportedScopes = SUPPORTED;
+    const { engine } = createTestWallet({ supported: () => supported });
+    const { client } = connectDapp(engine);
+    const scope = { methods: ['eth_blockNumber'], notifications: [] };
+    await client.createSession({ optionalScopes: { 'eip155:10': scope } });
+    supported = { ...SUPPORTED, 'eip155:10': { methods: ['eth_chainId'], notifications: [] } };
+    assert.equal(
+      (await rpcError(client.createSession({ optionalScopes: { 'eip155:10': scope } }))).code,
+      5100,
+    );
+    const { 'eip155:10': _removed, ...withoutChain } = SUPPORTED;
+    supported = withoutChain;
+    const empty = { methods: [], notifications: [] };
+    assert.equal(
+      (await rpcError(client.createSession({ optionalScopes: { 'eip155:10': empty } }))).code,
+      5100,
+    );
   });
 
   test('preselects requested accounts the wallet holds, compared case-insensitively, and ignores others', async () => {
@@ -289,12 +337,8 @@ describe('wallet_revokeSession and wallet_sessionChanged', () => {
     const { params } = await changed;
     assert.deepEqual(params, {
       sessionScopes: {
-        'eip155:1': {
-          methods: EIP155_METHODS,
-          notifications: ['eth_subscription'],
-          accounts: [`eip155:1:${ACCOUNT_B}`],
-        },
-        'wallet:eip155': { methods: [], notifications: [], accounts: [`wallet:eip155:${ACCOUNT_B}`] },
+        'eip155:1': grantedScope('eip155:1', ACCOUNT_B),
+        'wallet:eip155': grantedScope('wallet:eip155', ACCOUNT_B),
       },
     });
     assert.deepEqual(first.notifications.at(-1), second.notifications.at(-1));
@@ -309,19 +353,10 @@ describe('wallet_revokeSession and wallet_sessionChanged', () => {
     const { client, notifications } = connectDapp(engine);
     await client.createSession({ optionalScopes: { 'eip155:1': eip155Scope } });
     await engine.addAccount('https://dapp.example', 'eip155', ACCOUNT_B);
-    assert.deepEqual(notifications.at(-1), {
-      jsonrpc: '2.0',
-      method: 'wallet_sessionChanged',
-      params: {
-        sessionScopes: {
-          'eip155:1': {
-            methods: EIP155_METHODS,
-            notifications: ['eth_subscription'],
-            accounts: [`eip155:1:${ACCOUNT_A}`, `eip155:1:${ACCOUNT_B}`],
-          },
-        },
-      },
-    });
+    assert.deepEqual(
+      notifications.at(-1),
+      sessionChangedWith({ 'eip155:1': grantedScope('eip155:1', ACCOUNT_A, ACCOUNT_B) }),
+    );
   });
   test('a chain removed by the wallet disappears from the scopes; removing the last one ends the session', async () => {
     const { engine } = createTestWallet();
@@ -357,6 +392,113 @@ describe('wallet_revokeSession and wallet_sessionChanged', () => {
       'eip155:1': { methods: [], notifications: [], accounts: [`eip155:1:${ACCOUNT_A}`] },
     });
     assert.equal(await engine.getSession('https://gone.example'), undefined);
+  });
+
+  test("a createSession that replaces the session tells the origin's other connections, not the caller or other origins", async () => {
+    const { engine } = createTestWallet();
+    const first = connectDapp(engine);
+    const second = connectDapp(engine);
+    const elsewhere = connectDapp(engine, 'https://other.example');
+    await Promise.all([second.client.getSession(), elsewhere.client.getSession()]);
+    const created = nextNotification(second.client, (n) => n.method === 'wallet_sessionChanged');
+    const session = await first.client.createSession({ optionalScopes: { 'eip155:1': eip155Scope } });
+    assert.deepEqual((await created).params, { sessionScopes: session.sessionScopes });
+    const replaced = nextNotification(second.client, (n) => n.method === 'wallet_sessionChanged');
+    const replacement = await first.client.createSession({ optionalScopes: { 'eip155:10': eip155Scope } });
+    assert.deepEqual((await replaced).params, { sessionScopes: replacement.sessionScopes });
+    assert.deepEqual(Object.keys(second.client.session?.sessionScopes ?? {}), ['eip155:10']);
+    assert.equal(
+      await second.client.invokeMethod({ scope: 'eip155:10', request: { method: 'eth_blockNumber' } }),
+      '0x10',
+    );
+    await first.client.createSession({ optionalScopes: { 'eip155:10': eip155Scope } });
+    await second.client.getSession();
+    assert.equal(second.notifications.length, 2, 'an identical replacement changes nothing to tell');
+    assert.deepEqual(first.notifications, [], 'the caller has the result');
+    assert.deepEqual(elsewhere.notifications, []);
+  });
+
+  test('replacing the accounts of a namespace updates every affected origin, each of its connections', async () => {
+    let held = [ACCOUNT_A, ACCOUNT_B];
+    const { engine, setApprove } = createTestWallet({ accounts: () => held });
+    const a1 = connectDapp(engine, 'https://a.example');
+    const a2 = connectDapp(engine, 'https://a.example');
+    const b = connectDapp(engine, 'https://b.example');
+    const readOnly = connectDapp(engine, 'https://read-only.example');
+    await a1.client.createSession({
+      optionalScopes: { 'eip155:1': eip155Scope, 'wallet:eip155': { methods: [], notifications: [] } },
+    });
+    await a2.client.getSession();
+    setApprove(() => ({ approved: true, accounts: { eip155: [ACCOUNT_A] } }));
+    await b.client.createSession({ optionalScopes: { 'eip155:10': eip155Scope } });
+    setApprove(() => ({ approved: true, accounts: {} }));
+    await readOnly.client.createSession({ optionalScopes: { 'eip155:1': eip155Scope } });
+    for (const dapp of [a1, a2, b, readOnly]) dapp.notifications.length = 0;
+
+    const NEW_ACCOUNT = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+    held = [ACCOUNT_B, NEW_ACCOUNT];
+    await engine.replaceAccounts('eip155', held);
+    const expected = sessionChangedWith({
+      'eip155:1': grantedScope('eip155:1', ACCOUNT_B),
+      'wallet:eip155': grantedScope('wallet:eip155', ACCOUNT_B),
+    });
+    assert.deepEqual(
+      a1.notifications,
+      [expected],
+      'the replaced account is gone, the new one is not granted',
+    );
+    assert.deepEqual(a2.notifications, [expected]);
+    assert.deepEqual(
+      b.notifications,
+      [sessionChangedWith({})],
+      'a session whose last account went ends, as MetaMask revokes it',
+    );
+    assert.equal(await engine.getSession('https://b.example'), undefined);
+    assert.deepEqual(readOnly.notifications, [], 'a session without accounts is not affected');
+    assert.deepEqual(
+      await a2.client.invokeMethod({ scope: 'eip155:1', request: { method: 'eth_accounts' } }),
+      [ACCOUNT_B],
+    );
+  });
+
+  test('a session of wallet scopes only is not ended by removing one of its accounts', async () => {
+    const { engine } = createTestWallet();
+    const { client, notifications } = connectDapp(engine);
+    await client.createSession({ optionalScopes: { 'wallet:eip155': { methods: [], notifications: [] } } });
+    await engine.removeAccount('eip155', ACCOUNT_A);
+    assert.deepEqual(
+      notifications.at(-1),
+      sessionChangedWith({ 'wallet:eip155': grantedScope('wallet:eip155', ACCOUNT_B) }),
+    );
+  });
+
+  test('removing a chain that leaves only wallet scopes ends the session', async () => {
+    const { engine } = createTestWallet();
+    const { client, notifications } = connectDapp(engine);
+    await client.createSession({
+      optionalScopes: { 'eip155:1': eip155Scope, 'wallet:eip155': { methods: [], notifications: [] } },
+    });
+    await engine.removeScope('eip155:1');
+    assert.deepEqual(notifications.at(-1)?.params, { sessionScopes: {} });
+    assert.deepEqual(await client.getSession(), { sessionScopes: {} });
+  });
+
+  test('what changes while the person decides counts: a removed chain or account is not granted', async () => {
+    let held = [ACCOUNT_A, ACCOUNT_B];
+    let supported: SupportedScopes = SUPPORTED;
+    const { engine, setApprove } = createTestWallet({ accounts: () => held, supported: () => supported });
+    const { client } = connectDapp(engine);
+    setApprove((request) => {
+      held = [ACCOUNT_B];
+      const { 'eip155:10': _removed, ...rest } = SUPPORTED;
+      supported = rest;
+      return { approved: true, accounts: request.accounts };
+    });
+    const session = await client.createSession({
+      optionalScopes: { 'eip155:1': eip155Scope, 'eip155:10': eip155Scope },
+    });
+    assert.deepEqual(Object.keys(session.sessionScopes), ['eip155:1']);
+    assert.deepEqual(session.sessionScopes['eip155:1'].accounts, [`eip155:1:${ACCOUNT_B}`]);
   });
 
   test('other origins get no notification', async () => {
@@ -421,5 +563,87 @@ describe('wallet_notify', () => {
     });
     await client.close();
     assert.equal(invocations[0].context.signal.aborted, true);
+  });
+});
+
+describe('names from outside never reach Object.prototype', () => {
+  const PROTOTYPE_NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'];
+
+  test('wallet_invokeMethod with a method or scope named after an Object.prototype member is 4100', async () => {
+    const { engine, invocations } = createTestWallet();
+    const { client } = connectDapp(engine);
+    await client.createSession({ optionalScopes: { 'eip155:1': eip155Scope } });
+    for (const name of PROTOTYPE_NAMES) {
+      const method = await rpcError(client.invokeMethod({ scope: 'eip155:1', request: { method: name } }));
+      assert.equal(method.code, 4100, `method ${name}`);
+      const scope = await rpcError(
+        client.invokeMethod({ scope: name, request: { method: 'eth_blockNumber' } }),
+      );
+      assert.equal(scope.code, 4100, `scope ${name}`);
+    }
+    assert.equal(invocations.length, 0, 'nothing reached the wallet');
+    assert.equal(
+      await client.invokeMethod({ scope: 'eip155:1', request: { method: 'eth_blockNumber' } }),
+      '0x10',
+      'the engine keeps serving',
+    );
+  });
+
+  test('a scope key __proto__ is dropped like any invalid key: alone it is 5100, beside a valid scope it is ignored', async () => {
+    const { engine } = createTestWallet();
+    const connection = engine.connect('https://dapp.example', () => {});
+    // JSON.parse makes __proto__ an own member, as it arrives over a transport.
+    const alone = JSON.parse(
+      '{"optionalScopes":{"__proto__":{"methods":["eth_blockNumber"],"notifications":[]}}}',
+    );
+    const createSession = (id: number, params: unknown) =>
+      connection.handle({ jsonrpc: '2.0', id, method: 'wallet_createSession', params });
+    assert.deepEqual(await createSession(1, alone), {
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: 5100, message: 'Requested scopes are not supported' },
+    });
+    const beside = JSON.parse(
+      '{"optionalScopes":{"__proto__":{"methods":[],"notifications":[]},"eip155:1":{"methods":[],"notifications":[]}},"sessionProperties":{"__proto__":{"x":1},"solana_accountChanged_notifications":true}}',
+    );
+    const created = await createSession(2, beside);
+    assert.ok(created && 'result' in created, JSON.stringify(created));
+    const session = created.result as { sessionScopes: object; sessionProperties: object };
+    assert.deepEqual(Object.keys(session.sessionScopes), ['eip155:1']);
+    assert.deepEqual(session.sessionProperties, { solana_accountChanged_notifications: true });
+    assert.equal(Object.getPrototypeOf(session.sessionScopes), Object.prototype);
+    assert.equal(({} as { methods?: unknown }).methods, undefined, 'Object.prototype is untouched');
+  });
+
+  test('a JSON-RPC method named after an Object.prototype member is -32601', async () => {
+    const { engine } = createTestWallet();
+    const connection = engine.connect('https://dapp.example', () => {});
+    for (const [index, name] of PROTOTYPE_NAMES.entries()) {
+      const response = await connection.handle({ jsonrpc: '2.0', id: index, method: name, params: {} });
+      assert.deepEqual(response && 'error' in response && response.error.code, -32601, name);
+    }
+  });
+
+  test('an approval naming scopes that were not offered grants none of them; none left is 4001', async () => {
+    const { engine, setApprove } = createTestWallet();
+    const { client } = connectDapp(engine);
+    // As the reference wallet's approval API could pass them on from an HTTP body.
+    const accounts = JSON.parse(`{"__proto__":["${ACCOUNT_B}"],"eip155":["${ACCOUNT_A}"]}`);
+    setApprove(() => ({ approved: true, scopes: ['toString', '__proto__', 'eip155:10'], accounts }));
+    const error = await rpcError(client.createSession({ optionalScopes: { 'eip155:1': eip155Scope } }));
+    assert.equal(error.code, 4001);
+    assert.deepEqual(await client.getSession(), { sessionScopes: {} });
+    setApprove(() => ({ approved: true, scopes: ['toString', 'eip155:1', 'eip155:1'], accounts }));
+    const session = await client.createSession({ optionalScopes: { 'eip155:1': eip155Scope } });
+    assert.deepEqual(session.sessionScopes, { 'eip155:1': grantedScope('eip155:1', ACCOUNT_A) });
+  });
+
+  test('revoking scopes named after Object.prototype members changes nothing and sends nothing', async () => {
+    const { engine } = createTestWallet();
+    const { client, notifications } = connectDapp(engine);
+    await client.createSession({ optionalScopes: { 'eip155:1': eip155Scope } });
+    assert.equal(await client.revokeSession({ scopes: PROTOTYPE_NAMES }), true);
+    assert.deepEqual(Object.keys((await client.getSession()).sessionScopes), ['eip155:1']);
+    assert.deepEqual(notifications, []);
   });
 });

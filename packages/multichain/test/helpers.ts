@@ -8,6 +8,7 @@ import {
   createMultichainEngine,
   type InvokeContext,
   type MultichainEngine,
+  type SessionScope,
   type SessionStore,
   type SupportedScopes,
   type WalletNotification,
@@ -24,9 +25,31 @@ export const SUPPORTED: SupportedScopes = {
   wallet: { methods: [], notifications: [] },
 };
 
+/** A scope as the test wallet grants it: everything it supports there, with these addresses. */
+export function grantedScope(scope: string, ...addresses: string[]): SessionScope {
+  const walletScope = scope === 'wallet' || scope.startsWith('wallet:');
+  return {
+    methods: walletScope ? [] : EIP155_METHODS,
+    notifications: walletScope ? [] : ['eth_subscription'],
+    accounts: addresses.map((address) => `${scope}:${address}` as SessionScope['accounts'][number]),
+  };
+}
+
+/** The wallet_sessionChanged notification carrying these scopes. */
+export function sessionChangedWith(sessionScopes: Record<string, SessionScope>): WalletNotification {
+  return { jsonrpc: '2.0', method: 'wallet_sessionChanged', params: { sessionScopes } };
+}
+
 /** A test wallet: a real engine whose hooks record what they are given. */
 export function createTestWallet(
-  options: { store?: SessionStore; approve?: (r: ApprovalRequest) => ApprovalDecision } = {},
+  options: {
+    store?: SessionStore;
+    approve?: (r: ApprovalRequest) => ApprovalDecision;
+    /** What the wallet supports, read at every request; default SUPPORTED. */
+    supported?: () => SupportedScopes;
+    /** The eip155 addresses the wallet holds, read at every request; default A and B. */
+    accounts?: () => string[];
+  } = {},
 ) {
   const approvals: ApprovalRequest[] = [];
   const invocations: { scope: string; method: string; params?: Json; context: InvokeContext }[] = [];
@@ -35,8 +58,9 @@ export function createTestWallet(
     ((request: ApprovalRequest) => ({ approved: true, accounts: request.accounts }) as ApprovalDecision);
   const engine: MultichainEngine = createMultichainEngine({
     store: options.store ?? createMemorySessionStore(),
-    getSupportedScopes: () => SUPPORTED,
-    getAccounts: (namespace) => (namespace === 'eip155' ? [ACCOUNT_A, ACCOUNT_B] : []),
+    getSupportedScopes: options.supported ?? (() => SUPPORTED),
+    getAccounts: (namespace) =>
+      namespace === 'eip155' ? (options.accounts?.() ?? [ACCOUNT_A, ACCOUNT_B]) : [],
     approve: async (request) => {
       approvals.push(request);
       return decide(request);

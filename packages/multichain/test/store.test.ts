@@ -7,7 +7,7 @@ import {
   createSqliteSessionStore,
   type Session,
   type SessionStore,
-} from '../src/index.ts';
+} from '../src/node.ts';
 import { connectDapp, createTestWallet } from './helpers.ts';
 
 const session: Session = {

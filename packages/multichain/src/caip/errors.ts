@@ -1,5 +1,12 @@
 import { JsonRpcError, providerErrors, rpcErrors } from '@metamask/rpc-errors';
-import type { Json } from '@metamask/utils';
+import type { Json } from './types.ts';
+
+/**
+ * What the helpers below return: `JsonRpcError`s of `@metamask/rpc-errors`, declared by the members
+ * the engine reads (code, message, data) so the public types need no other package's. Throw them
+ * from wallet hooks; the engine answers with their code, message and data.
+ */
+export type WalletRpcError = Error & { readonly code: number; readonly data?: Json };
 
 /** One failing location in the params, e.g. `{ path: ['optionalScopes', 'eip155:1', 'methods'], message }`. */
 export type ParamIssue = { path: string[]; message: string };
@@ -16,7 +23,7 @@ export const MultichainErrorCode = {
 } as const;
 
 /** -32602 "Invalid method parameter(s)." with every failing path in `data`. */
-export function invalidParamsError(issues: ParamIssue[]): JsonRpcError<Json> {
+export function invalidParamsError(issues: ParamIssue[]): WalletRpcError {
   return rpcErrors.invalidParams({
     message: 'Invalid method parameter(s).',
     data: issues as unknown as Json,
@@ -24,12 +31,12 @@ export function invalidParamsError(issues: ParamIssue[]): JsonRpcError<Json> {
 }
 
 /** 5100: nothing the dapp asked for is supported by the wallet. */
-export function scopesNotSupportedError(): JsonRpcError<Json> {
+export function scopesNotSupportedError(): WalletRpcError {
   return new JsonRpcError(MultichainErrorCode.scopesNotSupported, 'Requested scopes are not supported');
 }
 
 /** 5302: `sessionProperties` present but empty. */
-export function invalidSessionPropertiesError(): JsonRpcError<Json> {
+export function invalidSessionPropertiesError(): WalletRpcError {
   return new JsonRpcError(
     MultichainErrorCode.invalidSessionProperties,
     'Invalid sessionProperties requested',
@@ -37,18 +44,18 @@ export function invalidSessionPropertiesError(): JsonRpcError<Json> {
 }
 
 /** 4001: the person rejected the request. */
-export function userRejectedError(): JsonRpcError<Json> {
+export function userRejectedError(): WalletRpcError {
   return providerErrors.userRejectedRequest({ message: 'User rejected the request.' });
 }
 
 /** 4100: scope or method not authorised in the origin's session. */
-export function unauthorizedError(): JsonRpcError<Json> {
+export function unauthorizedError(): WalletRpcError {
   return providerErrors.unauthorized({
     message: 'The requested account and/or method has not been authorized by the user.',
   });
 }
 
 /** -32601 for any method other than the four of the Multichain API. */
-export function methodNotFoundError(): JsonRpcError<Json> {
+export function methodNotFoundError(): WalletRpcError {
   return rpcErrors.methodNotFound();
 }

@@ -1,5 +1,4 @@
 import {
-  type CaipAccountId,
   isCaipAccountId,
   isCaipChainId,
   isCaipNamespace,
@@ -8,7 +7,8 @@ import {
   parseCaipAccountId,
   parseCaipChainId,
 } from '@metamask/utils';
-import type { ScopeObject, ScopeString } from './types.ts';
+import { own } from './own.ts';
+import type { CaipAccountId, ScopeObject, ScopeString } from './types.ts';
 
 /** A requested scope after flattening and merging: methods, notifications, accounts (CAIP-10). */
 export type NormalizedScope = {
@@ -58,7 +58,7 @@ function union<T>(a: T[], b: T[]): T[] {
 }
 
 function mergeInto(target: Record<ScopeString, NormalizedScope>, key: ScopeString, scope: NormalizedScope) {
-  const existing = target[key];
+  const existing = own(target, key);
   target[key] = existing
     ? {
         methods: union(existing.methods, scope.methods),

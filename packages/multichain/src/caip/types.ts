@@ -1,4 +1,15 @@
-import type { CaipAccountId, Json } from '@metamask/utils';
+// JSON, CAIP-10 and JSON-RPC error types are declared here with the shapes of @metamask/utils' own,
+// so the published declarations depend on no other package's types (those of @metamask/utils 11
+// fail a consumer's strict check under TypeScript's esnext lib).
+
+/** A JSON value. */
+export type Json = null | boolean | number | string | Json[] | { [prop: string]: Json };
+
+/** A CAIP-10 account id, `namespace:reference:address`. */
+export type CaipAccountId = `${string}:${string}:${string}`;
+
+/** The error member of a JSON-RPC response. */
+export type JsonRpcError = { code: number; message: string; data?: Json; stack?: string };
 
 /** A scope key: a namespace (`eip155`, `wallet`) or a CAIP-2 chain id (`eip155:1`, `wallet:eip155`). */
 export type ScopeString = string;

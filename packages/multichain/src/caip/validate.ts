@@ -1,5 +1,6 @@
-import { isPlainObject } from '@metamask/utils';
+import { isPlainObject, type Json } from '@metamask/utils';
 import { invalidParamsError, invalidSessionPropertiesError, type ParamIssue } from './errors.ts';
+import { own } from './own.ts';
 import type {
   CreateSessionParams,
   InvokeMethodParams,
@@ -25,7 +26,8 @@ function checkScopesObject(name: string, value: unknown, issues: ParamIssue[]): 
       continue;
     }
     for (const member of SCOPE_ARRAY_MEMBERS) {
-      if (scope[member] !== undefined && !isStringArray(scope[member])) {
+      const value = own(scope, member);
+      if (value !== undefined && !isStringArray(value)) {
         issues.push({ path: [name, key, member], message: 'must be an array of strings' });
       }
     }
@@ -41,13 +43,16 @@ export function assertCreateSessionParams(params: unknown): CreateSessionParams 
   const issues: ParamIssue[] = [];
   if (params === undefined) return {};
   if (!isPlainObject(params)) throw invalidParamsError([{ path: [], message: 'params must be an object' }]);
-  checkScopesObject('requiredScopes', params.requiredScopes, issues);
-  checkScopesObject('optionalScopes', params.optionalScopes, issues);
-  if (params.sessionProperties !== undefined && !isPlainObject(params.sessionProperties)) {
+  const requiredScopes = own(params, 'requiredScopes');
+  const optionalScopes = own(params, 'optionalScopes');
+  const sessionProperties = own(params, 'sessionProperties');
+  checkScopesObject('requiredScopes', requiredScopes, issues);
+  checkScopesObject('optionalScopes', optionalScopes, issues);
+  if (sessionProperties !== undefined && !isPlainObject(sessionProperties)) {
     issues.push({ path: ['sessionProperties'], message: 'must be an object' });
   }
   if (issues.length > 0) throw invalidParamsError(issues);
-  return params as CreateSessionParams;
+  return { requiredScopes, optionalScopes, sessionProperties } as CreateSessionParams;
 }
 
 /**
@@ -69,22 +74,30 @@ export function filterSessionProperties(
 export function assertInvokeMethodParams(params: unknown): InvokeMethodParams {
   if (!isPlainObject(params)) throw invalidParamsError([{ path: [], message: 'params must be an object' }]);
   const issues: ParamIssue[] = [];
-  if (typeof params.scope !== 'string') issues.push({ path: ['scope'], message: 'must be a string' });
-  if (!isPlainObject(params.request)) {
+  const scope = own(params, 'scope');
+  const request = own(params, 'request');
+  if (typeof scope !== 'string') issues.push({ path: ['scope'], message: 'must be a string' });
+  if (!isPlainObject(request)) {
     issues.push({ path: ['request'], message: 'must be an object with method and params' });
-  } else if (typeof params.request.method !== 'string') {
+  } else if (typeof own(request, 'method') !== 'string') {
     issues.push({ path: ['request', 'method'], message: 'must be a string' });
   }
   if (issues.length > 0) throw invalidParamsError(issues);
-  return params as InvokeMethodParams;
+  const method = own(request as Record<string, unknown>, 'method') as string;
+  const requestParams = own(request as Record<string, Json>, 'params');
+  return {
+    scope: scope as string,
+    request: requestParams === undefined ? { method } : { method, params: requestParams },
+  };
 }
 
 /** wallet_revokeSession takes no params or `{ scopes?: string[] }` (partial revoke). */
 export function assertRevokeSessionParams(params: unknown): RevokeSessionParams {
   if (params === undefined || Array.isArray(params)) return {};
   if (!isPlainObject(params)) throw invalidParamsError([{ path: [], message: 'params must be an object' }]);
-  if (params.scopes !== undefined && !isStringArray(params.scopes)) {
+  const scopes = own(params, 'scopes');
+  if (scopes !== undefined && !isStringArray(scopes)) {
     throw invalidParamsError([{ path: ['scopes'], message: 'must be an array of strings' }]);
   }
-  return params as RevokeSessionParams;
+  return scopes === undefined ? {} : { scopes };
 }

@@ -1,7 +1,9 @@
-import type { Json } from '@metamask/utils';
+import { isPlainObject } from '@metamask/utils';
+import { own } from '../caip/own.ts';
 import type {
   CreateSessionParams,
   InvokeMethodParams,
+  Json,
   RevokeSessionParams,
   Session,
   WalletNotification,
@@ -90,7 +92,10 @@ export function createMultichainClient(options: CreateMultichainClientOptions): 
     if (typeof value.method !== 'string') return;
     const notification = value as WalletNotification;
     if (notification.method === 'wallet_sessionChanged') {
-      setSession({ ...session, sessionScopes: notification.params.sessionScopes });
+      // A wallet is a counterparty too: a sessionChanged without scopes is passed on, not trusted.
+      const sessionScopes = isPlainObject(value.params) ? own(value.params, 'sessionScopes') : undefined;
+      if (isPlainObject(sessionScopes))
+        setSession({ ...session, sessionScopes: sessionScopes as Session['sessionScopes'] });
     }
     for (const listener of [...notificationListeners]) listener(notification);
   });

@@ -1,4 +1,4 @@
-import type { Json } from '@metamask/utils';
+import type { Json } from '../caip/types.ts';
 
 /** The wallet answered with a JSON-RPC error (e.g. 4001 rejected, 4100 unauthorised, 5100 unsupported). */
 export class MultichainRpcError extends Error {

@@ -1,10 +1,18 @@
 import { rpcErrors, serializeError } from '@metamask/rpc-errors';
-import { type CaipAccountId, isPlainObject, type Json, type JsonRpcError } from '@metamask/utils';
+import { isPlainObject } from '@metamask/utils';
 import { methodNotFoundError } from '../caip/errors.ts';
-import { accountNamespaceOf, addressOf, sameAddress } from '../caip/normalize.ts';
-import type { Session, SessionScopes, WalletNotification } from '../caip/types.ts';
+import { sameAddress } from '../caip/normalize.ts';
+import { own } from '../caip/own.ts';
+import type { Json, JsonRpcError, Session, SessionScopes, WalletNotification } from '../caip/types.ts';
 import { createMemorySessionStore } from '../store/memory.ts';
 import type { SessionStore } from '../store/types.ts';
+import {
+  endsSession,
+  withAccount,
+  withoutAccounts,
+  withoutScope,
+  withSupportedOnly,
+} from './session-updates.ts';
 import type { MultichainHooks, SessionHooks } from './types.ts';
 import { walletCreateSession } from './wallet-createSession.ts';
 import { walletGetSession } from './wallet-getSession.ts';
@@ -41,10 +49,21 @@ export type MultichainEngine = {
   listSessions: () => Promise<{ origin: string; session: Session }[]>;
   /** Wallet-side revoke: removes the session and sends `{ sessionScopes: {} }`. */
   revokeSession: (origin: string) => Promise<void>;
+  // Wallet-side changes. Each updates every session it affects and sends wallet_sessionChanged with
+  // the full updated scopes to every connection of each affected origin. A session whose last chain
+  // scope or last account the change removed ends (`{ sessionScopes: {} }`), as MetaMask revokes
+  // the permission then. Change what the hooks report first, then call these.
+
   /** Grants one more address to every scope of its namespace in the origin's session. */
   addAccount: (origin: string, namespace: string, address: string) => Promise<void>;
   /** Removes an address from every session (the wallet no longer holds it). */
   removeAccount: (namespace: string, address: string) => Promise<void>;
+  /**
+   * The wallet now holds exactly `addresses` in `namespace` (e.g. another user logged in): every
+   * session keeps only those of its accounts in the namespace. New addresses are not granted to
+   * anyone; a person grants them (`addAccount`, or a new wallet_createSession).
+   */
+  replaceAccounts: (namespace: string, addresses: readonly string[]) => Promise<void>;
   /** Removes a chain scope from every session (the wallet no longer supports it). */
   removeScope: (scope: string) => Promise<void>;
   /**
@@ -78,8 +97,13 @@ export function createMultichainEngine(options: CreateMultichainEngineOptions): 
     return controller.signal;
   };
 
-  const sendToOrigin = (origin: string, notification: WalletNotification) => {
+  const sendToOrigin = (
+    origin: string,
+    notification: WalletNotification,
+    except?: (notification: WalletNotification) => void,
+  ) => {
     for (const send of connections.get(origin) ?? []) {
+      if (send === except) continue;
       try {
         send(notification);
       } catch (error) {
@@ -92,8 +116,7 @@ export function createMultichainEngine(options: CreateMultichainEngineOptions): 
     getSession: (origin) => store.get(origin),
     setSession: (origin, session) => store.set(origin, session),
     deleteSession: (origin) => store.delete(origin),
-    emitSessionChanged: (origin, sessionScopes) =>
-      sendToOrigin(origin, { jsonrpc: '2.0', method: 'wallet_sessionChanged', params: { sessionScopes } }),
+    emitSessionChanged: (origin, sessionScopes) => sendToOrigin(origin, sessionChanged(sessionScopes)),
     endSessionWork: (origin) => {
       sessionWork.get(origin)?.abort();
       sessionWork.delete(origin);
@@ -105,9 +128,17 @@ export function createMultichainEngine(options: CreateMultichainEngineOptions): 
   async function dispatch({ origin, signal, send }: Caller, method: string, params: unknown): Promise<Json> {
     switch (method) {
       case 'wallet_createSession': {
+        // The origin's other connections (other tabs) hear of a new or replaced session at once
+        // instead of finding out through 4100; the caller has the result.
+        const setSession = async (target: string, session: Session) => {
+          const previous = await store.get(target);
+          await store.set(target, session);
+          if (!sameScopes(previous?.sessionScopes, session.sessionScopes))
+            sendToOrigin(target, sessionChanged(session.sessionScopes), send);
+        };
         const session = await walletCreateSession(
-          { origin, params, knownSessionProperties, signal },
-          { ...options, ...sessionHooks },
+          { origin, params, knownSessionProperties, signal, log },
+          { ...options, ...sessionHooks, setSession },
         );
         log(`multichain: session created for ${origin}: ${Object.keys(session.sessionScopes).join(', ')}`);
         return session;
@@ -120,11 +151,12 @@ export function createMultichainEngine(options: CreateMultichainEngineOptions): 
         const notify = (scope: string) => async (notification: { method: string; params: Json }) => {
           if (signal.aborted) return;
           const session = await store.get(origin);
-          const granted = session?.sessionScopes[scope];
+          const granted = own(session?.sessionScopes, scope);
           if (!granted?.notifications.includes(notification.method)) return;
           send({ jsonrpc: '2.0', method: 'wallet_notify', params: { scope, notification } });
         };
-        const scope = isPlainObject(params) && typeof params.scope === 'string' ? params.scope : '';
+        const requested = isPlainObject(params) ? own(params, 'scope') : undefined;
+        const scope = typeof requested === 'string' ? requested : '';
         const combined = AbortSignal.any([signal, sessionSignal(origin)]);
         return walletInvokeMethod(
           {
@@ -151,14 +183,16 @@ export function createMultichainEngine(options: CreateMultichainEngineOptions): 
   }
 
   async function handle(caller: Caller, message: unknown): Promise<JsonRpcResponse | undefined> {
-    if (!isPlainObject(message) || message.jsonrpc !== '2.0' || typeof message.method !== 'string') {
-      const id = isPlainObject(message) && isId(message.id) ? message.id : null;
+    const member = (name: string) => (isPlainObject(message) ? own(message, name) : undefined);
+    const rawId = member('id');
+    const id = isId(rawId) ? rawId : null;
+    const method = member('method');
+    if (!isPlainObject(message) || member('jsonrpc') !== '2.0' || typeof method !== 'string') {
       return { jsonrpc: '2.0', id, error: toJsonRpcError(rpcErrors.invalidRequest()) };
     }
-    const isNotification = !('id' in message);
-    const id = isId(message.id) ? message.id : null;
+    const isNotification = !Object.hasOwn(message, 'id');
     try {
-      const result = await dispatch(caller, message.method, message.params);
+      const result = await dispatch(caller, method, member('params'));
       return isNotification ? undefined : { jsonrpc: '2.0', id, result };
     } catch (error) {
       if (isNotification) return undefined;
@@ -166,22 +200,26 @@ export function createMultichainEngine(options: CreateMultichainEngineOptions): 
     }
   }
 
+  /** Applies a wallet-side change to the stored sessions (one origin's, or all) and tells each affected origin. */
   async function updateSessions(
-    change: (origin: string, scopes: SessionScopes) => SessionScopes | undefined,
+    change: (scopes: SessionScopes) => SessionScopes,
     only?: string,
   ): Promise<void> {
     const entries = only ? [{ origin: only, session: await store.get(only) }] : await store.list();
     for (const { origin, session } of entries) {
       if (!session) continue;
-      const updated = change(origin, structuredClone(session.sessionScopes));
-      if (!updated || JSON.stringify(updated) === JSON.stringify(session.sessionScopes)) continue;
-      if (Object.keys(updated).length === 0) {
+      const before = session.sessionScopes;
+      const after = change(before);
+      if (sameScopes(before, after)) continue;
+      if (endsSession(before, after)) {
         await store.delete(origin);
         sessionHooks.endSessionWork(origin);
+        sessionHooks.emitSessionChanged(origin, {});
+        log(`multichain: session of ${origin} ended by a wallet change`);
       } else {
-        await store.set(origin, { ...session, sessionScopes: updated });
+        await store.set(origin, { ...session, sessionScopes: after });
+        sessionHooks.emitSessionChanged(origin, after);
       }
-      sessionHooks.emitSessionChanged(origin, updated);
     }
   }
 
@@ -211,51 +249,38 @@ export function createMultichainEngine(options: CreateMultichainEngineOptions): 
       log(`multichain: session of ${origin} revoked by the wallet`);
     },
     addAccount: (origin, namespace, address) =>
-      updateSessions((_origin, scopes) => {
-        for (const [scope, value] of Object.entries(scopes)) {
-          if (accountNamespaceOf(scope) !== namespace) continue;
-          if (value.accounts.some((account) => sameAddress(namespace, addressOf(account).address, address)))
-            continue;
-          value.accounts.push(`${scope}:${address}` as CaipAccountId);
-        }
-        return scopes;
-      }, origin),
+      updateSessions((scopes) => withAccount(scopes, namespace, address), origin),
     removeAccount: (namespace, address) =>
-      updateSessions((_origin, scopes) => {
-        for (const value of Object.values(scopes)) {
-          value.accounts = value.accounts.filter((account) => {
-            const held = addressOf(account);
-            return !(held.namespace === namespace && sameAddress(namespace, held.address, address));
-          });
-        }
-        return scopes;
-      }),
-    removeScope: (scope) =>
-      updateSessions((_origin, scopes) => {
-        delete scopes[scope];
-        return scopes;
-      }),
+      updateSessions((scopes) =>
+        withoutAccounts(scopes, namespace, (held) => sameAddress(namespace, held, address)),
+      ),
+    replaceAccounts: (namespace, addresses) =>
+      updateSessions((scopes) =>
+        withoutAccounts(
+          scopes,
+          namespace,
+          (held) => !addresses.some((kept) => sameAddress(namespace, kept, held)),
+        ),
+      ),
+    removeScope: (scope) => updateSessions((scopes) => withoutScope(scopes, scope)),
     reconcile: () =>
-      updateSessions((_origin, scopes) => {
-        const supported = options.getSupportedScopes();
-        for (const [scope, value] of Object.entries(scopes)) {
-          if (!supported[scope]) {
-            delete scopes[scope];
-            continue;
-          }
-          value.accounts = value.accounts.filter((account) => {
-            const { namespace, address } = addressOf(account);
-            return options.getAccounts(namespace).some((held) => sameAddress(namespace, held, address));
-          });
-        }
-        return scopes;
-      }),
+      updateSessions((scopes) =>
+        withSupportedOnly(scopes, options.getSupportedScopes(), options.getAccounts),
+      ),
     async close() {
       for (const controller of sessionWork.values()) controller.abort();
       sessionWork.clear();
       connections.clear();
     },
   };
+}
+
+function sessionChanged(sessionScopes: SessionScopes): WalletNotification {
+  return { jsonrpc: '2.0', method: 'wallet_sessionChanged', params: { sessionScopes } };
+}
+
+function sameScopes(a: SessionScopes | undefined, b: SessionScopes | undefined): boolean {
+  return JSON.stringify(a ?? {}) === JSON.stringify(b ?? {});
 }
 
 function isId(value: unknown): value is JsonRpcId {

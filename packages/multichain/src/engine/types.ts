@@ -1,5 +1,4 @@
-import type { Json } from '@metamask/utils';
-import type { ScopeString, Session, SessionProperties, SessionScopes } from '../caip/types.ts';
+import type { Json, ScopeString, Session, SessionProperties, SessionScopes } from '../caip/types.ts';
 
 /** What the wallet supports: per scope key, every method and notification it answers. */
 export type SupportedScopes = Record<ScopeString, { methods: string[]; notifications: string[] }>;

@@ -1,6 +1,7 @@
-import type { Json } from '@metamask/utils';
 import { unauthorizedError } from '../caip/errors.ts';
 import { addressOf } from '../caip/normalize.ts';
+import { own } from '../caip/own.ts';
+import type { Json } from '../caip/types.ts';
 import { assertInvokeMethodParams } from '../caip/validate.ts';
 import type { InvokeContext, MultichainHooks, SessionHooks } from './types.ts';
 
@@ -22,7 +23,7 @@ export async function walletInvokeMethod(
 ): Promise<WalletInvokeMethodReturnType> {
   const { scope, request } = assertInvokeMethodParams(params);
   const session = await hooks.getSession(origin);
-  const granted = session?.sessionScopes[scope];
+  const granted = own(session?.sessionScopes, scope);
   if (!granted?.methods.includes(request.method)) throw unauthorizedError();
   const accounts = granted.accounts.map((account) => addressOf(account).address);
   return hooks.invoke(scope, request, { origin, accounts, notify, signal });

@@ -16,9 +16,12 @@ export async function walletRevokeSession(
   const { scopes } = assertRevokeSessionParams(params);
   const session = await hooks.getSession(origin);
   if (scopes && scopes.length > 0 && session) {
-    const remaining = { ...session.sessionScopes };
-    for (const scope of scopes) delete remaining[scope];
-    if (Object.keys(remaining).length > 0) {
+    const remaining = Object.fromEntries(
+      Object.entries(session.sessionScopes).filter(([scope]) => !scopes.includes(scope)),
+    );
+    const left = Object.keys(remaining).length;
+    if (left === Object.keys(session.sessionScopes).length) return true;
+    if (left > 0) {
       await hooks.setSession(origin, { ...session, sessionScopes: remaining });
       hooks.emitSessionChanged(origin, remaining);
       return true;

@@ -1,3 +1,4 @@
+import { openWebSocket } from '#open-websocket';
 import { createListeners, type MultichainTransport } from './types.ts';
 
 /** The part of a WebSocket (browser or `ws`) the transport uses. */
@@ -21,18 +22,11 @@ export type WebSocketTransportOptions = {
   origin?: string;
   /** Milliseconds to wait for the connection to open; default 10 000. */
   connectTimeoutMs?: number;
-  /** Opens a socket; default the browser's WebSocket, or `ws` in Node. */
+  /** Opens a socket; default the browser's WebSocket, or in Node `ws` (global WebSocket without `origin`). */
   createWebSocket?: (url: string) => WebSocketLike | Promise<WebSocketLike>;
 };
 
 const OPEN = 1;
-
-async function defaultCreateWebSocket(url: string, origin: string | undefined): Promise<WebSocketLike> {
-  const Browser = (globalThis as { WebSocket?: new (url: string) => WebSocketLike }).WebSocket;
-  if (Browser && origin === undefined) return new Browser(url);
-  const { default: WebSocket } = await import('ws');
-  return new WebSocket(url, origin ? { origin } : {}) as unknown as WebSocketLike;
-}
 
 /** A WebSocket transport to a wallet service reached over the network. */
 export function createWebSocketTransport(options: WebSocketTransportOptions): MultichainTransport {
@@ -44,7 +38,7 @@ export function createWebSocketTransport(options: WebSocketTransportOptions): Mu
   const connect = () => {
     if (socket?.readyState === OPEN) return Promise.resolve();
     connecting ??= (async () => {
-      const ws = await (options.createWebSocket ?? ((url) => defaultCreateWebSocket(url, options.origin)))(
+      const ws = await (options.createWebSocket ?? ((url) => openWebSocket(url, options.origin)))(
         options.url,
       );
       await new Promise<void>((resolve, reject) => {
