@@ -1,5 +1,25 @@
+export {
+  DEV_JWT_ISSUER,
+  DEV_JWT_VERIFIER,
+  DEV_TOKEN_SECONDS,
+  type DevJwtOptions,
+  type DevTokenClaims,
+  devJwtVerifier,
+  devTokenClaims,
+  loadDevJwtKey,
+  signDevToken,
+} from './dev-jwt.ts';
 export { Envelope, resolveMasterKey } from './envelope.ts';
-export { type DerivedKeys, KeyService, TokenSigner, type Wallet, walletsFor } from './keys.ts';
+export {
+  DEFAULT_LEGACY_NETWORK,
+  type DerivedKeys,
+  type KeyScope,
+  KeyService,
+  TokenSigner,
+  type Wallet,
+  walletsFor,
+} from './keys.ts';
+export type { LoginAccount, LoginEvent } from './login-event.ts';
 export {
   type AggregateVerifierConfig,
   type AuthServer,
@@ -9,6 +29,7 @@ export {
   type VerifierConfig,
 } from './server.ts';
 export { type AuthStore, PostgresStore, SqliteStore } from './store.ts';
+export { DEFAULT_MAX_LEEWAY, type VerifierIdRules } from './verifiers/app-options.ts';
 export { JwtVerifier, type JwtVerifierConfig } from './verifiers/jwt.ts';
 export { OidcVerifier, type OidcVerifierConfig } from './verifiers/oidc.ts';
 export { type Identity, VerifierError } from './verifiers/types.ts';

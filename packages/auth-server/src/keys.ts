@@ -5,6 +5,7 @@ import {
   ed25519PublicKey,
   getAppScopedKey,
   getEd25519PrivKey,
+  type Network,
   randomPrivKey,
   secp256k1PublicKey,
 } from '@portico/auth';
@@ -20,20 +21,48 @@ export interface DerivedKeys {
   ed25519PrivKey: string;
 }
 
-/** coreKitKeys per (verifier, verifierId): created on first login, enveloped at rest. */
+/** What else a user's key depends on besides (verifier, verifierId). */
+export interface KeyScope {
+  /** The claim the verifier id came from, when it is not the verifier's own verifierIdField. */
+  claim?: string;
+  /** The app's `network`, unless it is the service's legacy network. */
+  network?: string;
+}
+
+/**
+ * The network whose users keep the keys made before keys were separated by network (until then one
+ * key served every network). The v7 production network: the keys that hold value are production
+ * keys; an operator whose apps used another network sets `legacyNetwork`.
+ */
+export const DEFAULT_LEGACY_NETWORK: Network = 'sapphire_mainnet';
+
+/** coreKitKeys per (verifier, verifierId, scope): created on first login, enveloped at rest. */
 export class KeyService {
   constructor(
     private readonly store: AuthStore,
     private readonly envelope: Envelope,
+    readonly legacyNetwork: Network = DEFAULT_LEGACY_NETWORK,
   ) {}
 
-  /** Lookup id: a hash, so the table holds no email addresses or subject ids. */
-  static idOf(verifier: string, verifierId: string): string {
-    return bytesToHex(sha256(utf8ToBytes(JSON.stringify(['portico-core-key', verifier, verifierId]))));
+  /** The scope of a login on `network` (through `claim`, when not the verifier's own field). */
+  scope(network: string, claim?: string): KeyScope {
+    return { claim, network: network === this.legacyNetwork ? undefined : network };
   }
 
-  async coreKitKey(verifier: string, verifierId: string): Promise<string> {
-    const id = KeyService.idOf(verifier, verifierId);
+  /**
+   * Lookup id: a hash, so the table holds no email addresses or subject ids. With an empty scope
+   * (the legacy network, the verifier's own claim) it is the id keys have always had, so existing
+   * users keep their keys; every other network gets keys of its own, unrelated to these.
+   */
+  static idOf(verifier: string, verifierId: string, scope: KeyScope = {}): string {
+    const parts: unknown[] = ['portico-core-key', verifier, verifierId];
+    if (scope.claim !== undefined) parts.push({ claim: scope.claim });
+    if (scope.network !== undefined) parts.push({ network: scope.network });
+    return bytesToHex(sha256(utf8ToBytes(JSON.stringify(parts))));
+  }
+
+  async coreKitKey(verifier: string, verifierId: string, scope: KeyScope = {}): Promise<string> {
+    const id = KeyService.idOf(verifier, verifierId, scope);
     let sealed = await this.store.getCoreKey(id);
     if (!sealed) {
       const fresh = randomPrivKey();
@@ -42,8 +71,13 @@ export class KeyService {
     return bytesToHex(this.envelope.open(id, sealed));
   }
 
-  async keysFor(verifier: string, verifierId: string, clientId: string): Promise<DerivedKeys> {
-    const coreKitKey = await this.coreKitKey(verifier, verifierId);
+  async keysFor(
+    verifier: string,
+    verifierId: string,
+    clientId: string,
+    scope: KeyScope = {},
+  ): Promise<DerivedKeys> {
+    const coreKitKey = await this.coreKitKey(verifier, verifierId, scope);
     const privKey = getAppScopedKey(coreKitKey, clientId);
     return {
       coreKitKey,

@@ -4,8 +4,9 @@ import {
   type AuthUserInfo,
   checkSetupChoice,
   DEFAULT_MFA_SETTINGS,
-  DEFAULT_PRIMARY_COLOR,
   decryptJson,
+  type ExtraLoginOptions,
+  ed25519PublicKey,
   encodeB64Params,
   encryptJsonTo,
   type FactorStep,
@@ -15,8 +16,10 @@ import {
   type MfaSessionData,
   mfaPrompt,
   normalizeInitParams,
+  ownValue,
   randomPrivKey,
   type SessionPayload,
+  secp256k1PublicKey,
   setupOrder,
   storeKeyOf,
   validateLoginParams,
@@ -25,7 +28,16 @@ import {
 import type { Envelope } from './envelope.ts';
 import { HttpError } from './http.ts';
 import { type DerivedKeys, KeyService, type TokenSigner, type Wallet, walletsFor } from './keys.ts';
+import { accountOf, type LoginEvent, type PublicKeyPair } from './login-event.ts';
 import { type MfaRecord, MfaStore, type SetupOutput, sessionMfa } from './mfa.ts';
+import { pageWhiteLabel } from './page-view.ts';
+import {
+  isServiceDonePage,
+  type RedirectPolicy,
+  redirectRefusal,
+  relayOriginRefusal,
+  unusableRedirect,
+} from './redirects.ts';
 import type { AuthStore } from './store.ts';
 import type { VerifierConfig } from './verifiers/config.ts';
 import type { JwtVerifier } from './verifiers/jwt.ts';
@@ -34,6 +46,8 @@ import { type Identity, VerifierError } from './verifiers/types.ts';
 
 const FLOW_TTL_MS = 10 * 60 * 1000;
 const HEX_PRIV = /^[0-9a-f]{64}$/;
+/** A login's `state`: the library sends 32 hex characters; other clients any 16-128 URL-safe ones. */
+const STATE = /^[A-Za-z0-9_-]{16,128}$/;
 
 /** Where the login goes: the key's verifier, the verifier that authenticates, and how. */
 interface ResolvedProvider {
@@ -59,12 +73,18 @@ export interface LoginDeps {
   envelope: Envelope;
   keyService: KeyService;
   signer: TokenSigner;
-  verifierConfigs: Record<string, VerifierConfig>;
+  /** By name; a Map so that names such as `constructor` are looked up, never inherited. */
+  verifierConfigs: ReadonlyMap<string, VerifierConfig>;
   jwtVerifiers: Map<string, JwtVerifier>;
   oidcVerifiers: Map<string, OidcVerifier>;
   devLogin: boolean;
   sdkUrl: string;
   allowedRedirectOrigins?: string[];
+  allowedRedirects?: Record<string, string[]>;
+  /** Longest session, in seconds (unset: as long as the app asks). */
+  maxSessionTime?: number;
+  /** Told of every completed login, awaited before the result goes back (a failure is logged). */
+  onLogin?: (event: LoginEvent) => Promise<void> | void;
   now: () => number;
   log: (line: string) => void;
 }
@@ -99,6 +119,8 @@ interface PendingState {
 interface Grant {
   userId: string;
   keyVerifier: string;
+  /** The login's network (absent in grants made before keys were separated by network). */
+  network?: string;
 }
 
 interface SetupRequest {
@@ -121,7 +143,7 @@ type Completed =
 /** The idToken's wallets from public keys recorded when MFA was enabled (the service has no key then). */
 function walletsFromRecord(record: MfaRecord, clientId: string, curve: 'secp256k1' | 'ed25519'): Wallet[] {
   const pick = (k: { secp: string; ed: string }) => (curve === 'ed25519' ? k.ed : k.secp);
-  const app = record.appKeys[clientId];
+  const app = ownValue(record.appKeys, clientId);
   const out: Wallet[] = [];
   if (app) out.push({ public_key: pick(app), type: 'web3auth_app_key', curve });
   out.push({
@@ -150,7 +172,11 @@ export function createLogin(deps: LoginDeps) {
     now,
     log,
   } = deps;
-  const options = { allowedRedirectOrigins: deps.allowedRedirectOrigins };
+  const redirectPolicy: RedirectPolicy = {
+    allowedRedirects: deps.allowedRedirects,
+    allowedRedirectOrigins: deps.allowedRedirectOrigins,
+    sdkUrl,
+  };
   const mfaStore = new MfaStore(store, envelope);
 
   async function readRequest(loginId: unknown): Promise<LoginRequest> {
@@ -176,37 +202,39 @@ export function createLogin(deps: LoginDeps) {
     if (typeof request.options?.redirectUrl !== 'string' || !URL.canParse(request.options.redirectUrl)) {
       throw new HttpError(400, 'Login request has no valid redirectUrl');
     }
-    const redirectUrl = new URL(request.options.redirectUrl);
-    if (redirectUrl.protocol !== 'https:' && redirectUrl.protocol !== 'http:') {
-      throw new HttpError(400, 'redirectUrl must be http(s)');
-    }
-    const allowed = options.allowedRedirectOrigins;
-    if (
-      allowed &&
-      !allowed.includes(redirectUrl.origin) &&
-      !request.options.redirectUrl.startsWith(`${sdkUrl}/done`)
-    ) {
-      throw new HttpError(
-        403,
-        `redirectUrl origin ${redirectUrl.origin} is not allowed on this auth service`,
-      );
-    }
+    const unusable = unusableRedirect(request.options.redirectUrl);
+    if (unusable) throw new HttpError(400, unusable);
+    const refusal = redirectRefusal(redirectPolicy, params.clientId, request.options.redirectUrl);
+    if (refusal) throw new HttpError(403, refusal);
     const deviceId = request.mfa?.deviceId;
+    const origin =
+      typeof request.origin === 'string' && URL.canParse(request.origin)
+        ? new URL(request.origin).origin
+        : undefined;
+    // The /done page hands the result to the window that opened the login, on this origin: it
+    // must be one the client id may send results to, as a redirect's would.
+    if (origin && isServiceDonePage(redirectPolicy, request.options.redirectUrl)) {
+      const relayRefused = relayOriginRefusal(redirectPolicy, params.clientId, origin);
+      if (relayRefused) throw new HttpError(403, relayRefused);
+    }
     return {
       options: { ...params, sdkUrl, redirectUrl: request.options.redirectUrl },
       params: loginParams,
       actionType: 'login',
+      origin,
       mfa: typeof deviceId === 'string' && /^[0-9a-f]{32}$/.test(deviceId) ? { deviceId } : undefined,
+      state: typeof request.state === 'string' && STATE.test(request.state) ? request.state : undefined,
+      popup: request.popup === true || undefined,
     };
   }
 
   function resolveProvider(request: LoginRequest, provider: string): ResolvedProvider {
-    const entry = request.options.loginConfig?.[provider];
+    const entry = ownValue(request.options.loginConfig, provider);
     const keyVerifier = entry?.verifier ?? provider;
     const sub = entry?.verifierSubIdentifier;
     let authVerifier = keyVerifier;
     if (sub) {
-      const aggregate = verifierConfigs[keyVerifier];
+      const aggregate = verifierConfigs.get(keyVerifier);
       if (aggregate?.type !== 'aggregate' || !aggregate.subVerifiers.includes(sub)) {
         throw new HttpError(
           400,
@@ -215,7 +243,7 @@ export function createLogin(deps: LoginDeps) {
       }
       authVerifier = sub;
     }
-    const config = verifierConfigs[authVerifier];
+    const config = verifierConfigs.get(authVerifier);
     if (!config && !devLogin)
       throw new HttpError(400, `Verifier "${authVerifier}" is not configured on this auth service`);
     if (config?.type === 'oidc' && entry && entry.clientId !== config.clientId) {
@@ -224,12 +252,32 @@ export function createLogin(deps: LoginDeps) {
     return { provider, keyVerifier, authVerifier, typeOfLogin: entry?.typeOfLogin ?? provider, entry };
   }
 
-  function resultUrl(redirectUrl: string, result: Record<string, string>): string {
-    return `${redirectUrl.split('#')[0]}#b64Params=${encodeB64Params(result)}`;
+  /** The login's ExtraLoginOptions: the loginConfig entry's jwtParameters, overridden by the login's own. */
+  function extraFor(request: LoginRequest, target: ResolvedProvider): ExtraLoginOptions {
+    return { ...target.entry?.jwtParameters, ...request.params.extraLoginOptions };
+  }
+
+  /**
+   * The app's redirectUrl with the result in the fragment: the login's `state` and popup mark, and
+   * its v5/v6 appState, echoed. On the service's own /done page the fragment also names the origin
+   * the page may hand the result to (the app that opened the login popup).
+   */
+  function resultUrl(request: LoginRequest, result: Record<string, string>): string {
+    const { appState } = request.params;
+    const payload: Record<string, unknown> = { ...result };
+    if (request.state !== undefined) payload.state = request.state;
+    if (request.popup) payload.popup = true;
+    if (appState !== undefined) payload.appState = appState;
+    const { redirectUrl } = request.options;
+    const relay =
+      request.origin && isServiceDonePage(redirectPolicy, redirectUrl)
+        ? `&origin=${encodeURIComponent(request.origin)}`
+        : '';
+    return `${redirectUrl.split('#')[0]}#b64Params=${encodeB64Params(payload)}${relay}`;
   }
 
   function isCustomVerifier(target: ResolvedProvider): boolean {
-    return verifierConfigs[target.authVerifier]?.type === 'jwt';
+    return verifierConfigs.get(target.authVerifier)?.type === 'jwt';
   }
 
   function pendingFor(request: LoginRequest, target: ResolvedProvider, skippable: boolean): PendingMfa {
@@ -254,9 +302,12 @@ export function createLogin(deps: LoginDeps) {
     after?: { setup?: SetupRequest; skipped?: true },
     page = false,
   ): Promise<Completed> {
-    const { clientId, sessionTime } = request.options;
+    const { clientId } = request.options;
+    // The app's sessionTime, within the service's maxSessionTime (the library warns when it applies).
+    const sessionTime = Math.min(request.options.sessionTime ?? 86400, deps.maxSessionTime ?? Infinity);
     const curve = request.params.curve ?? 'secp256k1';
-    const userId = KeyService.idOf(target.keyVerifier, identity.verifierId);
+    const scope = keyService.scope(request.options.network, identity.claim);
+    const userId = KeyService.idOf(target.keyVerifier, identity.verifierId, scope);
     const record = await mfaStore.load(userId);
     let keys: DerivedKeys | undefined;
     let mfa: MfaSessionData | undefined;
@@ -283,7 +334,7 @@ export function createLogin(deps: LoginDeps) {
           return { mfa: pendingFor(request, target, p.skippable) };
         }
       }
-      keys = await keyService.keysFor(target.keyVerifier, identity.verifierId, clientId);
+      keys = await keyService.keysFor(target.keyVerifier, identity.verifierId, clientId, scope);
       wallets = walletsFor(keys, curve);
       if (after?.setup) {
         setup = await mfaStore.enable(userId, keys.coreKitKey, target.keyVerifier, {
@@ -307,7 +358,7 @@ export function createLogin(deps: LoginDeps) {
         wallets,
       },
       clientId,
-      sessionTime ?? 86400,
+      sessionTime,
     );
     const userInfo: AuthUserInfo = {
       email: identity.email ?? '',
@@ -326,14 +377,15 @@ export function createLogin(deps: LoginDeps) {
     const state: SessionPayload = { ...keys, userInfo, mfa };
     const sessionId = randomPrivKey();
     const key = storeKeyOf(sessionId);
-    const expiresAt = now() + (sessionTime ?? 86400) * 1000;
+    const expiresAt = now() + sessionTime * 1000;
     await store.putSession(key, encryptJsonTo(key, state), expiresAt);
     if (mfa) {
-      const grant: Grant = { userId, keyVerifier: target.keyVerifier };
+      const grant: Grant = { userId, keyVerifier: target.keyVerifier, network: request.options.network };
       const name = `mfa-grant:${key}`;
       await store.putSession(name, envelope.seal(name, utf8ToBytes(JSON.stringify(grant))), expiresAt);
     }
-    const redirect = resultUrl(request.options.redirectUrl, { sessionId });
+    await announce(request, target, identity, keys, record);
+    const redirect = resultUrl(request, { sessionId });
     log(`auth: login for verifier ${target.keyVerifier} (${target.typeOfLogin})`);
     if (record && page && !mfa?.deviceKey) {
       // The page asks for a second factor and hands it to the app in the result fragment.
@@ -348,6 +400,44 @@ export function createLogin(deps: LoginDeps) {
     }
     await store.deleteSession(storeKeyOf(loginId));
     return { sessionId, redirect, setup };
+  }
+
+  /** Tells `onLogin` (if any) of a completed login: its accounts from the keys, or from an MFA record. */
+  async function announce(
+    request: LoginRequest,
+    target: ResolvedProvider,
+    identity: Identity,
+    keys: DerivedKeys | undefined,
+    record: MfaRecord | undefined,
+  ): Promise<void> {
+    if (!deps.onLogin) return;
+    const { clientId, network } = request.options;
+    try {
+      const pairs: Array<['app' | 'core', PublicKeyPair]> = [];
+      if (keys) {
+        pairs.push([
+          'app',
+          { secp: secp256k1PublicKey(keys.privKey), ed: ed25519PublicKey(keys.ed25519PrivKey) },
+        ]);
+        pairs.push([
+          'core',
+          { secp: secp256k1PublicKey(keys.coreKitKey), ed: ed25519PublicKey(keys.coreKitEd25519PrivKey) },
+        ]);
+      } else if (record) {
+        const app = ownValue(record.appKeys, clientId);
+        if (app) pairs.push(['app', app]);
+        pairs.push(['core', { secp: record.publicKey, ed: record.edPublicKey }]);
+      }
+      await deps.onLogin({
+        clientId,
+        network,
+        verifier: target.keyVerifier,
+        verifierId: identity.verifierId,
+        accounts: pairs.map(([key, pair]) => accountOf(key, pair)),
+      });
+    } catch (err) {
+      log(`auth: onLogin failed: ${(err as Error).message}`);
+    }
   }
 
   async function takePending(loginId: string, remove: boolean): Promise<PendingState> {
@@ -378,6 +468,7 @@ export function createLogin(deps: LoginDeps) {
   async function socialIdentity(
     primaryVerifiers: string[],
     input: unknown,
+    network: string,
   ): Promise<{ verifier: string; id: string }> {
     const v = (input ?? {}) as { verifier?: unknown; id_token?: unknown };
     if (typeof v.verifier !== 'string' || typeof v.id_token !== 'string') {
@@ -389,7 +480,10 @@ export function createLogin(deps: LoginDeps) {
     const verifier = jwtVerifiers.get(v.verifier);
     if (!verifier) throw new HttpError(400, `Verifier "${v.verifier}" is not a JWT verifier`);
     const identity = await verifier.verify(v.id_token);
-    return { verifier: v.verifier, id: KeyService.idOf(v.verifier, identity.verifierId) };
+    return {
+      verifier: v.verifier,
+      id: KeyService.idOf(v.verifier, identity.verifierId, keyService.scope(network)),
+    };
   }
 
   function newFlowId(): string {
@@ -418,7 +512,7 @@ export function createLogin(deps: LoginDeps) {
         .filter(([, e]) => e.showOnModal !== false)
         .map(([id, e]) => ({ id, name: e.name ?? id, typeOfLogin: e.typeOfLogin }));
     }
-    const list = Object.entries(verifierConfigs)
+    const list = [...verifierConfigs]
       .filter(([, c]) => c.type === 'oidc' || c.type === 'dev')
       .map(([id, c]) => ({
         id,
@@ -437,12 +531,12 @@ export function createLogin(deps: LoginDeps) {
     provider: string,
   ): Promise<{ url: string } | { devState: string } | { mfa: PendingMfa | RecoverMfa }> {
     const target = resolveProvider(request, provider);
-    const config = verifierConfigs[target.authVerifier];
+    const config = verifierConfigs.get(target.authVerifier);
     if (config?.type === 'jwt') {
       const token = request.params.extraLoginOptions?.id_token;
       if (!token)
         throw new HttpError(400, `Verifier "${target.authVerifier}" needs extraLoginOptions.id_token`);
-      const identity = await jwtVerifiers.get(target.authVerifier)!.verify(token);
+      const identity = await jwtVerifiers.get(target.authVerifier)!.verify(token, extraFor(request, target));
       const done = await complete(loginId, request, target, identity, undefined, true);
       return 'mfa' in done ? { mfa: done.mfa } : { url: done.redirect };
     }
@@ -450,11 +544,7 @@ export function createLogin(deps: LoginDeps) {
       const flowId = newFlowId();
       const { url, flow } = await oidcVerifiers
         .get(target.authVerifier)!
-        .start(
-          `${sdkUrl}/callback`,
-          { ...target.entry?.jwtParameters, ...request.params.extraLoginOptions },
-          flowId,
-        );
+        .start(`${sdkUrl}/callback`, extraFor(request, target), flowId);
       await putFlow({ loginId, provider, oidc: flow }, flowId);
       return { url };
     }
@@ -482,7 +572,7 @@ export function createLogin(deps: LoginDeps) {
     } catch (err) {
       if (!(err instanceof VerifierError || err instanceof HttpError)) throw err;
       const code = err instanceof VerifierError ? err.code : 'LOGIN_FAILED';
-      return resultUrl(request.options.redirectUrl, { error: err.message, code });
+      return resultUrl(request, { error: err.message, code });
     }
   }
 
@@ -491,20 +581,10 @@ export function createLogin(deps: LoginDeps) {
     switch (path) {
       case '/api/login/request': {
         const request = await readRequest(body.loginId);
-        const wl = request.options.whiteLabel ?? {};
         return [
           200,
           {
-            whiteLabel: {
-              appName: wl.appName ?? wl.appUrl ?? new URL(request.options.redirectUrl).origin,
-              logoLight: wl.logoLight,
-              logoDark: wl.logoDark,
-              defaultLanguage: wl.defaultLanguage ?? 'en',
-              mode: wl.mode ?? 'auto',
-              primary: wl.theme?.primary ?? DEFAULT_PRIMARY_COLOR,
-              appUrl: wl.appUrl ?? new URL(request.options.redirectUrl).origin,
-              useLogoLoader: wl.useLogoLoader ?? false,
-            },
+            whiteLabel: pageWhiteLabel(request, sdkUrl),
             providers: providersFor(request),
             loginProvider: request.params.loginProvider,
             redirectUrl: request.options.redirectUrl,
@@ -519,10 +599,7 @@ export function createLogin(deps: LoginDeps) {
           return [200, await authorize(body.loginId as string, request, provider)];
         } catch (err) {
           if (!(err instanceof VerifierError)) throw err;
-          return [
-            200,
-            { url: resultUrl(request.options.redirectUrl, { error: err.message, code: err.code }) },
-          ];
+          return [200, { url: resultUrl(request, { error: err.message, code: err.code }) }];
         }
       }
       case '/api/login/cancel': {
@@ -531,7 +608,7 @@ export function createLogin(deps: LoginDeps) {
         return [
           200,
           {
-            url: resultUrl(request.options.redirectUrl, { error: 'User cancelled.', code: 'USER_CANCELLED' }),
+            url: resultUrl(request, { error: 'User cancelled.', code: 'USER_CANCELLED' }),
           },
         ];
       }
@@ -544,7 +621,7 @@ export function createLogin(deps: LoginDeps) {
         const token = request.params.extraLoginOptions?.id_token;
         if (!token) throw new HttpError(400, 'extraLoginOptions.id_token is required');
         try {
-          const identity = await verifier.verify(token);
+          const identity = await verifier.verify(token, extraFor(request, target));
           const done = await complete(body.loginId as string, request, target, identity);
           return [200, 'mfa' in done ? { mfa: done.mfa } : { sessionId: done.sessionId }];
         } catch (err) {
@@ -553,7 +630,7 @@ export function createLogin(deps: LoginDeps) {
         }
       }
       case '/api/dev-login': {
-        if (!devLogin && !Object.values(verifierConfigs).some((c) => c.type === 'dev')) {
+        if (!devLogin && ![...verifierConfigs.values()].some((c) => c.type === 'dev')) {
           throw new HttpError(404, 'Development login is off');
         }
         const flow = await takeFlow(typeof body.state === 'string' ? body.state : null);
@@ -561,7 +638,7 @@ export function createLogin(deps: LoginDeps) {
         const email = typeof body.email === 'string' ? body.email.trim().toLowerCase() : '';
         if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new HttpError(400, 'A valid email is required');
         const target = resolveProvider(request, flow.provider);
-        const config = verifierConfigs[target.authVerifier];
+        const config = verifierConfigs.get(target.authVerifier);
         if (!flow.dev || flow.oidc || (config ? config.type !== 'dev' : !devLogin)) {
           throw new HttpError(403, 'This login cannot be completed by the development login');
         }
@@ -636,7 +713,11 @@ export function createLogin(deps: LoginDeps) {
         let social: { verifier: string; id: string } | undefined;
         if (factors.includes('socialBackupFactor')) {
           try {
-            social = await socialIdentity([target.keyVerifier, target.authVerifier], body.socialBackup);
+            social = await socialIdentity(
+              [target.keyVerifier, target.authVerifier],
+              body.socialBackup,
+              request.options.network,
+            );
           } catch (err) {
             if (err instanceof VerifierError) throw new HttpError(401, `Social backup login: ${err.message}`);
             throw err;
@@ -666,7 +747,11 @@ export function createLogin(deps: LoginDeps) {
         if (!record?.social) throw new HttpError(404, 'No social backup factor on this account');
         let social: { verifier: string; id: string };
         try {
-          social = await socialIdentity([grant.keyVerifier], body.payload);
+          social = await socialIdentity(
+            [grant.keyVerifier],
+            body.payload,
+            grant.network ?? keyService.legacyNetwork,
+          );
         } catch (err) {
           if (err instanceof VerifierError) return [401, { error: err.message, code: err.code }];
           throw err;

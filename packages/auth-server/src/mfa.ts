@@ -9,6 +9,7 @@ import {
   type KeyShare,
   type MfaFactor,
   type MfaSessionData,
+  ownValue,
   sealShareWithKey,
   sealShareWithPassword,
   secp256k1PublicKey,
@@ -182,7 +183,7 @@ export class MfaStore {
   /** Revokes a device: its wrapping key is deleted, so the share in its storage can never be opened again. */
   async revokeDevice(userId: string, deviceId: string): Promise<boolean> {
     const record = await this.load(userId);
-    const device = record?.devices[deviceId];
+    const device = ownValue(record?.devices, deviceId);
     if (!record || !device || device.revoked) return false;
     record.devices[deviceId] = { index: device.index, revoked: true };
     await this.save(userId, record);
@@ -192,7 +193,7 @@ export class MfaStore {
 
 /** The session's MFA part for a login by a user with MFA on. */
 export function sessionMfa(record: MfaRecord, deviceId: string | undefined): MfaSessionData {
-  const device = deviceId ? record.devices[deviceId] : undefined;
+  const device = deviceId ? ownValue(record.devices, deviceId) : undefined;
   return {
     serviceShare: record.serviceShare,
     publicKey: record.publicKey,

@@ -2,10 +2,21 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
+import { NETWORKS, type Network } from '@portico/auth';
+import {
+  DEV_JWT_VERIFIER,
+  DEV_TOKEN_SECONDS,
+  type DevJwtOptions,
+  devJwtVerifier,
+  devTokenClaims,
+  signDevToken,
+} from './dev-jwt.ts';
 import { Envelope, resolveMasterKey } from './envelope.ts';
 import { CSP, errorPage, HttpError, readJson, redirect, sendJson } from './http.ts';
-import { KeyService, TokenSigner } from './keys.ts';
+import { DEFAULT_LEGACY_NETWORK, KeyService, TokenSigner } from './keys.ts';
 import { createLogin, LOGIN_CORS_PATHS } from './login.ts';
+import type { LoginEvent } from './login-event.ts';
+import { checkRedirectEntries } from './redirects.ts';
 import { SESSION_PATHS, sessionApi } from './session-api.ts';
 import { type AuthStore, PostgresStore, SqliteStore } from './store.ts';
 import type { VerifierConfig } from './verifiers/config.ts';
@@ -32,11 +43,38 @@ export interface StartAuthServerOptions {
   verifiers?: Record<string, VerifierConfig>;
   /** Offer the development login for providers without a configured verifier (default: no verifiers given). */
   devLogin?: boolean;
-  /** When set, login results go only to redirect URLs on these origins. */
+  /** When set, login results go only to redirect URLs on these origins (clients without `allowedRedirects`). */
   allowedRedirectOrigins?: string[];
+  /**
+   * Per clientId, the redirect URLs its login results may go to: web URLs or origins, loopback
+   * addresses (`http://127.0.0.1/cb` matches any port) and native apps' custom schemes
+   * (`com.example.app://auth`, which are refused unless listed here).
+   */
+  allowedRedirects?: Record<string, string[]>;
   onLog?: (line: string) => void;
+  /**
+   * Longest session in seconds. Unset, a session lasts the app's `sessionTime` however long (the
+   * spec sets no cap); set, longer requests get this much and the library warns the app.
+   */
+  maxSessionTime?: number;
+  /**
+   * The network whose users keep the keys made before keys were separated by network (default
+   * `sapphire_mainnet`, v7's production network). Every other network gets unrelated keys.
+   */
+  legacyNetwork?: Network;
   /** Clock for session and login-request expiry, in ms (tests move it forward). Default `Date.now`. */
   clock?: () => number;
+  /**
+   * Told of every completed login (who, which app, the addresses of its keys; never keys or
+   * tokens). Awaited before the result goes back to the app; a failure is logged, the login stands.
+   */
+  onLogin?: (event: LoginEvent) => Promise<void> | void;
+  /**
+   * **Development only** (`portico dev`): a custom-JWT verifier (default name `jwt`) trusting
+   * `key`, and `POST /dev/token {sub, email?, name?}`, which signs a token for any user id.
+   * Anyone who can reach the service can then log in as anyone. Never in production.
+   */
+  devJwt?: DevJwtOptions;
 }
 
 export interface AuthServer {
@@ -48,13 +86,16 @@ export interface AuthServer {
 }
 
 const PAGE_DIR = resolve(new URL('.', import.meta.url).pathname, 'page');
-const PAGE_FILES: Record<string, { file: string; type: string }> = {
-  '/start': { file: 'start.html', type: 'text/html; charset=utf-8' },
-  '/static/login.js': { file: 'login.js', type: 'text/javascript; charset=utf-8' },
-  '/static/login.css': { file: 'login.css', type: 'text/css; charset=utf-8' },
-  '/static/logo.svg': { file: 'logo.svg', type: 'image/svg+xml' },
-  '/done': { file: 'done.html', type: 'text/html; charset=utf-8' },
-};
+const PAGE_FILES = new Map<string, { file: string; type: string }>([
+  ['/start', { file: 'start.html', type: 'text/html; charset=utf-8' }],
+  ['/static/login.js', { file: 'login.js', type: 'text/javascript; charset=utf-8' }],
+  ['/static/done.js', { file: 'done.js', type: 'text/javascript; charset=utf-8' }],
+  ['/static/login.css', { file: 'login.css', type: 'text/css; charset=utf-8' }],
+  ['/static/logo.svg', { file: 'logo.svg', type: 'image/svg+xml' }],
+  ['/done', { file: 'done.html', type: 'text/html; charset=utf-8' }],
+]);
+/** The development token endpoint (only with `devJwt`). */
+const DEV_TOKEN_PATH = '/dev/token';
 /** Endpoints the client library calls from the app's origin (no cookies: keys and signatures authenticate). */
 const CORS_PATHS = new Set([...SESSION_PATHS, ...LOGIN_CORS_PATHS]);
 
@@ -64,20 +105,41 @@ const CORS_PATHS = new Set([...SESSION_PATHS, ...LOGIN_CORS_PATHS]);
  */
 export async function startAuthServer(options: StartAuthServerOptions = {}): Promise<AuthServer> {
   const log = options.onLog ?? (() => {});
+  if (
+    options.maxSessionTime !== undefined &&
+    (!Number.isSafeInteger(options.maxSessionTime) || options.maxSessionTime < 1)
+  ) {
+    throw new Error('auth: maxSessionTime must be a whole number of seconds, 1 or more');
+  }
+  const legacyNetwork = options.legacyNetwork ?? DEFAULT_LEGACY_NETWORK;
+  if (!(NETWORKS as readonly string[]).includes(legacyNetwork)) {
+    throw new Error(`auth: legacyNetwork must be one of ${NETWORKS.join(', ')}`);
+  }
+  for (const [clientId, entries] of Object.entries(options.allowedRedirects ?? {})) {
+    checkRedirectEntries(clientId, entries);
+  }
   const now = options.clock ?? (() => Date.now());
   const dataDir = resolve(options.dataDir ?? '.portico/auth');
   const store: AuthStore = options.databaseUrl
     ? new PostgresStore(options.databaseUrl)
     : new SqliteStore(dataDir);
   const envelope = new Envelope(resolveMasterKey(options.masterKey, dataDir, log));
-  const keyService = new KeyService(store, envelope);
-  const verifierConfigs = options.verifiers ?? {};
-  const devLogin = options.devLogin ?? Object.keys(verifierConfigs).length === 0;
+  const keyService = new KeyService(store, envelope, legacyNetwork);
+  const verifierConfigs = new Map(Object.entries(options.verifiers ?? {}));
+  const devLogin = options.devLogin ?? verifierConfigs.size === 0;
   if (devLogin) log('auth: development login enabled: anyone can log in as any email (not for production)');
+  const devJwt = options.devJwt;
+  const devJwtName = devJwt?.verifier ?? DEV_JWT_VERIFIER;
+  if (devJwt) {
+    if (verifierConfigs.has(devJwtName)) {
+      throw new Error(`auth: verifier "${devJwtName}" is configured and is also devJwt's verifier`);
+    }
+    verifierConfigs.set(devJwtName, devJwtVerifier(devJwt.key));
+  }
 
   const jwtVerifiers = new Map<string, JwtVerifier>();
   const oidcVerifiers = new Map<string, OidcVerifier>();
-  for (const [name, config] of Object.entries(verifierConfigs)) {
+  for (const [name, config] of verifierConfigs) {
     if (config.type === 'jwt') jwtVerifiers.set(name, new JwtVerifier(name, config, store));
     else if (config.type === 'oidc') oidcVerifiers.set(name, new OidcVerifier(name, config));
   }
@@ -101,8 +163,7 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
     );
   }
   const pages = new Map<string, Buffer>();
-  for (const [path, { file }] of Object.entries(PAGE_FILES))
-    pages.set(path, readFileSync(resolve(PAGE_DIR, file)));
+  for (const [path, { file }] of PAGE_FILES) pages.set(path, readFileSync(resolve(PAGE_DIR, file)));
 
   const purgeTimer = setInterval(() => {
     store.purge(now()).catch((err: unknown) => log(`auth: purge failed: ${(err as Error).message}`));
@@ -120,6 +181,9 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
     devLogin,
     sdkUrl,
     allowedRedirectOrigins: options.allowedRedirectOrigins,
+    allowedRedirects: options.allowedRedirects,
+    maxSessionTime: options.maxSessionTime,
+    onLogin: options.onLogin,
     now,
     log,
   });
@@ -131,7 +195,7 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', sdkUrl);
-    if (CORS_PATHS.has(url.pathname)) {
+    if (CORS_PATHS.has(url.pathname) || (devJwt && url.pathname === DEV_TOKEN_PATH)) {
       res.setHeader('access-control-allow-origin', '*');
       if (req.method === 'OPTIONS') {
         res.writeHead(204, {
@@ -145,7 +209,7 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
     }
     const run = async () => {
       if (req.method === 'GET') {
-        const page = PAGE_FILES[url.pathname === '/start/' ? '/start' : url.pathname];
+        const page = PAGE_FILES.get(url.pathname === '/start/' ? '/start' : url.pathname);
         if (page) {
           res.writeHead(200, {
             'content-type': page.type,
@@ -165,6 +229,15 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
         if (url.pathname === '/health') return sendJson(res, 200, { ok: true });
         throw new HttpError(404, 'Not found');
       }
+      if (devJwt && req.method === 'POST' && url.pathname === DEV_TOKEN_PATH) {
+        const claims = devTokenClaims(await readJson(req));
+        return sendJson(res, 200, {
+          id_token: await signDevToken(devJwt.key, claims),
+          verifier: devJwtName,
+          verifierIdField: 'sub',
+          expiresIn: DEV_TOKEN_SECONDS,
+        });
+      }
       if (req.method === 'POST' && url.pathname.startsWith('/api/')) {
         const [status, body] = await api(url.pathname, await readJson(req));
         return sendJson(res, status, body);
@@ -176,12 +249,18 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
       const message = err instanceof HttpError ? err.message : 'Internal error';
       if (status === 500) log(`auth: ${req.method} ${url.pathname} failed: ${(err as Error).message}`);
       if (res.headersSent) return res.end();
-      if (url.pathname.startsWith('/api/')) sendJson(res, status, { error: message });
-      else errorPage(res, status, message);
+      if (url.pathname.startsWith('/api/') || url.pathname === DEV_TOKEN_PATH) {
+        sendJson(res, status, { error: message });
+      } else errorPage(res, status, message);
     });
   });
 
   log(`auth: login page ${sdkUrl}/start, JWKS ${sdkUrl}/.well-known/jwks.json`);
+  if (devJwt) {
+    log(
+      `auth: development JWT issuer enabled: POST ${sdkUrl}${DEV_TOKEN_PATH} signs a token for any user id (verifier "${devJwtName}"; not for production)`,
+    );
+  }
   return {
     sdkUrl,
     jwksUrl: `${sdkUrl}/.well-known/jwks.json`,

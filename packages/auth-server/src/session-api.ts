@@ -37,9 +37,11 @@ export async function sessionApi(
       const key = body.key;
       if (typeof key !== 'string' || !HEX_KEY.test(key))
         throw new HttpError(400, 'key must be an uncompressed public key (hex)');
-      const data = await store.getSession(key, at);
-      if (!data) return [404, { error: 'Session not found or expired' }];
-      return [200, { data }];
+      const entry = await store.getSessionEntry(key, at);
+      if (!entry) return [404, { error: 'Session not found or expired' }];
+      // Seconds left by the service's clock: the library sets its own deadline from it, so clocks
+      // that disagree do not shorten or stretch the session.
+      return [200, { data: entry.data, expiresIn: Math.max(0, Math.round((entry.expiresAt - at) / 1000)) }];
     }
     case '/api/session/invalidate': {
       const { key, signature } = body;

@@ -12,6 +12,8 @@ export interface AuthStore {
   putSession(key: string, data: string, expiresAt: number): Promise<boolean>;
   /** The live (unexpired) entry, or undefined. */
   getSession(key: string, now: number): Promise<string | undefined>;
+  /** The live entry with its expiry (ms), or undefined. */
+  getSessionEntry(key: string, now: number): Promise<SessionEntry | undefined>;
   deleteSession(key: string): Promise<boolean>;
   /** The enveloped coreKitKey for a lookup id, or undefined. */
   getCoreKey(id: string): Promise<string | undefined>;
@@ -38,8 +40,14 @@ const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS auth_values (name TEXT PRIMARY KEY, value TEXT NOT NULL)',
 ];
 
+export interface SessionEntry {
+  data: string;
+  expiresAt: number;
+}
+
 interface Row {
   data?: string;
+  expires_at?: number | string;
   wrapped?: string;
   value?: string;
 }
@@ -62,10 +70,13 @@ export class SqliteStore implements AuthStore {
     return r.changes === 1;
   }
   async getSession(key: string, now: number): Promise<string | undefined> {
+    return (await this.getSessionEntry(key, now))?.data;
+  }
+  async getSessionEntry(key: string, now: number): Promise<SessionEntry | undefined> {
     const row = this.db
-      .prepare('SELECT data FROM auth_sessions WHERE key = ? AND expires_at > ?')
+      .prepare('SELECT data, expires_at FROM auth_sessions WHERE key = ? AND expires_at > ?')
       .get(key, now) as Row | undefined;
-    return row?.data;
+    return row?.data === undefined ? undefined : { data: row.data, expiresAt: Number(row.expires_at) };
   }
   async deleteSession(key: string): Promise<boolean> {
     return this.db.prepare('DELETE FROM auth_sessions WHERE key = ?').run(key).changes === 1;
@@ -140,8 +151,15 @@ export class PostgresStore implements AuthStore {
     return r.rowCount === 1;
   }
   async getSession(key: string, now: number): Promise<string | undefined> {
-    const r = await this.q('SELECT data FROM auth_sessions WHERE key = $1 AND expires_at > $2', [key, now]);
-    return r.rows[0]?.data;
+    return (await this.getSessionEntry(key, now))?.data;
+  }
+  async getSessionEntry(key: string, now: number): Promise<SessionEntry | undefined> {
+    const r = await this.q('SELECT data, expires_at FROM auth_sessions WHERE key = $1 AND expires_at > $2', [
+      key,
+      now,
+    ]);
+    const row = r.rows[0];
+    return row?.data === undefined ? undefined : { data: row.data, expiresAt: Number(row.expires_at) };
   }
   async deleteSession(key: string): Promise<boolean> {
     return (await this.q('DELETE FROM auth_sessions WHERE key = $1', [key])).rowCount === 1;

@@ -1,6 +1,12 @@
+import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { encryptJsonTo, randomPrivKey, signStoreMessage, storeKeyOf } from '@portico/auth';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
+
+/** The clientId most tests use (a real-looking base64url project id). */
+export const CLIENT_ID =
+  'BPi5PB_UiIZ-cPz1GtV5i1I2iOSOHuimiXBI0e-Oe_u6X3oVAbCiAZOTEBtTXw4tsluTITPqA8zMsfxIKMjiqNQ';
 
 type PrivateKey = Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
 
@@ -57,4 +63,53 @@ export async function startJwksIssuer(): Promise<JwksIssuer> {
 export function unsignedToken(claims: Record<string, unknown>, kid: string): string {
   const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
   return `${b64({ alg: 'none', kid })}.${b64(claims)}.`;
+}
+
+/** POSTs JSON to the service; the answer's status and JSON body. */
+export async function post(
+  base: string,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; body: Record<string, string> }> {
+  const res = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, string> };
+}
+
+/** Parks a login request the way the library does; returns the loginId. */
+export async function park(
+  base: string,
+  options: Record<string, unknown>,
+  params: Record<string, unknown> = {},
+  /** The page origin the library reports in browsers. */
+  origin?: string,
+  /** More fields of the request (`state`, `popup`). */
+  extra: Record<string, unknown> = {},
+) {
+  const loginId = randomPrivKey();
+  const key = storeKeyOf(loginId);
+  const data = encryptJsonTo(key, {
+    options: {
+      clientId: CLIENT_ID,
+      network: 'sapphire_devnet',
+      sdkUrl: base,
+      redirectUrl: `${base}/done`,
+      ...options,
+    },
+    params,
+    actionType: 'login',
+    origin,
+    ...extra,
+  });
+  const res = await post(base, '/api/session', {
+    key,
+    data,
+    signature: signStoreMessage(loginId, data),
+    timeout: 600,
+  });
+  assert.equal(res.status, 201);
+  return loginId;
 }

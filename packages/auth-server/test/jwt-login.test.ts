@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
   Auth,
+  AuthError,
   type AuthInitParams,
+  type ExtraLoginOptions,
   getAppScopedKey,
   getEd25519PrivKey,
   MemoryStorage,
@@ -47,6 +49,15 @@ describe('custom JWT login (local JWKS issuer, SQLite store)', { timeout: 120_00
           verifierIdField: 'email',
           isVerifierIdCaseSensitive: false,
         },
+        // What an app may ask for: the email or a claim named like a prototype member as the id,
+        // lowercased ids, up to 300 s of leeway.
+        'jwt-bounded': {
+          type: 'jwt',
+          keys: [issuer.publicJwk],
+          verifierIdFields: ['email', 'toString'],
+          allowCaseInsensitive: true,
+          maxLeeway: 300,
+        },
       },
     });
   });
@@ -61,7 +72,10 @@ describe('custom JWT login (local JWKS issuer, SQLite store)', { timeout: 120_00
       clientId: CLIENT_ID,
       network: 'sapphire_devnet',
       sdkUrl: server.sdkUrl,
-      loginConfig: { byEmail: { verifier: 'jwt-email', typeOfLogin: 'jwt', clientId: CLIENT_ID } },
+      loginConfig: {
+        byEmail: { verifier: 'jwt-email', typeOfLogin: 'jwt', clientId: CLIENT_ID },
+        bounded: { verifier: 'jwt-bounded', typeOfLogin: 'jwt', clientId: CLIENT_ID },
+      },
       ...extra,
     };
   }
@@ -94,6 +108,7 @@ describe('custom JWT login (local JWKS issuer, SQLite store)', { timeout: 120_00
   });
 
   it('signs an idToken a backend can verify with the published JWKS, with wallets per curve', async () => {
+    const keysByCurve: string[] = [];
     for (const curve of ['secp256k1', 'ed25519'] as const) {
       const auth = await Auth.create(init(), { storage: new MemoryStorage() });
       await auth.login({
@@ -122,7 +137,12 @@ describe('custom JWT login (local JWKS issuer, SQLite store)', { timeout: 120_00
         { public_key: expected[0], type: 'web3auth_app_key', curve },
         { public_key: expected[1], type: 'web3auth_threshold_key', curve },
       ]);
+      // curve changes the idToken only: getPrivKey is the secp256k1 key, getEd25519PrivKey the ed25519 one.
+      assert.equal(auth.getPrivKey(), s.privKey);
+      assert.equal(auth.getEd25519PrivKey(), s.ed25519PrivKey);
+      keysByCurve.push(`${auth.getPrivKey()}|${auth.getEd25519PrivKey()}`);
     }
+    assert.equal(keysByCurve[0], keysByCurve[1], 'the same keys whatever the curve');
   });
 
   it('keeps one coreKitKey per (verifier, verifierId) across apps; privKey differs per clientId', async () => {
@@ -150,6 +170,96 @@ describe('custom JWT login (local JWKS issuer, SQLite store)', { timeout: 120_00
     const a = await loginWith(await issuer.sign(claims('Gina')));
     const b = await loginWith(await issuer.sign(claims('gina')));
     assert.notEqual(a.state.coreKitKey, b.state.coreKitKey);
+  });
+
+  /** A JWT login with extraLoginOptions besides the token; resolves with the instance or rejects. */
+  async function loginWithOptions(provider: string, token: string, options: ExtraLoginOptions) {
+    const auth = await Auth.create(init(), { storage: new MemoryStorage() });
+    await auth.login({ loginProvider: provider, extraLoginOptions: { ...options, id_token: token } });
+    return auth;
+  }
+  const expiredBy30s = (sub: string) => issuer.sign({ sub }, { iatOffset: -40, expIn: 10 });
+
+  it('extraLoginOptions.leeway lets a token expired 30 s ago through, up to the verifier’s maxLeeway', async () => {
+    await assert.rejects(loginWithOptions('bounded', await expiredBy30s('lee-1'), {}), /Token expired/);
+    const auth = await loginWithOptions('bounded', await expiredBy30s('lee-2'), { leeway: 120 });
+    assert.equal(auth.getUserInfo().verifierId, 'lee-2');
+    await assert.rejects(
+      loginWithOptions('bounded', await expiredBy30s('lee-3'), { leeway: 301 }),
+      /leeway 301 is above the 300 seconds verifier "jwt-bounded" allows/,
+    );
+    // A verifier without maxLeeway allows up to 60 s.
+    await assert.rejects(
+      loginWithOptions('jwt', await issuer.sign(claims('lee-4'), { iatOffset: -40, expIn: 10 }), {
+        leeway: 120,
+      }),
+      /leeway 120 is above the 60 seconds verifier "jwt" allows/,
+    );
+  });
+
+  it('extraLoginOptions.verifierIdField picks an allowed claim; keys stay apart from the same value in sub', async () => {
+    const byEmail = await loginWithOptions(
+      'bounded',
+      await issuer.sign({ sub: 'opaque-1', email: 'nina@example.com' }),
+      { verifierIdField: 'email' },
+    );
+    assert.equal(byEmail.getUserInfo().verifierId, 'nina@example.com');
+    const again = await loginWithOptions(
+      'bounded',
+      await issuer.sign({ sub: 'opaque-2', email: 'nina@example.com' }),
+      { verifierIdField: 'email' },
+    );
+    assert.equal(again.state.coreKitKey, byEmail.state.coreKitKey, 'one email, one user');
+    // Somebody whose sub happens to read like Nina's email gets a key of their own.
+    const bySub = await loginWithOptions('bounded', await issuer.sign({ sub: 'nina@example.com' }), {});
+    assert.equal(bySub.getUserInfo().verifierId, 'nina@example.com');
+    assert.notEqual(bySub.state.coreKitKey, byEmail.state.coreKitKey);
+    await assert.rejects(
+      loginWithOptions('jwt', await issuer.sign(claims('nina')), { verifierIdField: 'email' }),
+      /verifierIdField "email" is not allowed by verifier "jwt" \(allowed: sub\)/,
+    );
+  });
+
+  it('a verifierIdField named after a prototype member reads only a claim of that name', async () => {
+    await assert.rejects(
+      loginWithOptions('jwt', await issuer.sign(claims('omar')), { verifierIdField: 'toString' }),
+      /verifierIdField "toString" is not allowed/,
+    );
+    await assert.rejects(
+      loginWithOptions('bounded', await issuer.sign({ sub: 'omar' }), { verifierIdField: 'toString' }),
+      /Token has no verifier id in "toString"/,
+    );
+    const auth = await loginWithOptions('bounded', await issuer.sign({ sub: 'omar', toString: 'omar-id' }), {
+      verifierIdField: 'toString',
+    });
+    assert.equal(auth.getUserInfo().verifierId, 'omar-id');
+  });
+
+  it('isVerifierIdCaseSensitive false makes User@X and user@x one user with one key, where the verifier allows it', async () => {
+    const options = { verifierIdField: 'email', isVerifierIdCaseSensitive: false };
+    const upper = await loginWithOptions(
+      'bounded',
+      await issuer.sign({ sub: 'p1', email: 'Pia@Example.COM' }),
+      options,
+    );
+    const lower = await loginWithOptions(
+      'bounded',
+      await issuer.sign({ sub: 'p2', email: 'pia@example.com' }),
+      options,
+    );
+    assert.equal(upper.getUserInfo().verifierId, 'pia@example.com');
+    assert.equal(upper.state.coreKitKey, lower.state.coreKitKey);
+    assert.equal(upper.getPrivKey(), lower.getPrivKey());
+    // The default (true) keeps them apart.
+    const a = await loginWithOptions('bounded', await issuer.sign({ sub: 'p3', email: 'Pia@Example.COM' }), {
+      verifierIdField: 'email',
+    });
+    assert.equal(a.getUserInfo().verifierId, 'Pia@Example.COM');
+    assert.notEqual(a.state.coreKitKey, upper.state.coreKitKey);
+    await assert.rejects(
+      loginWithOptions('jwt', await issuer.sign(claims('Quinn')), { isVerifierIdCaseSensitive: false }),
+      /Verifier "jwt" keeps verifier ids case-sensitive/,
+    );
   });
 
   describe('refuses bad tokens', () => {
@@ -236,6 +346,32 @@ describe('custom JWT login (local JWKS issuer, SQLite store)', { timeout: 120_00
     assert.equal(auth.getUserInfo().verifierId, 'kate');
   });
 
+  it('AuthState.error is reset when a login starts: a stale error outlives neither a success nor another failure', async () => {
+    const seenAtStart: Array<string | undefined> = [];
+    let auth: Auth | undefined;
+    auth = await Auth.create(init(), {
+      storage: new MemoryStorage(),
+      // Looks at the state when the login reaches the service, before it is decided.
+      fetch: (input, requestInit) => {
+        if (String(input).endsWith('/api/login/jwt')) seenAtStart.push(auth?.state.error);
+        return fetch(input, requestInit);
+      },
+    });
+    const forged = await issuer.sign(claims('lena'), { key: issuer.otherKey });
+    await assert.rejects(auth.login({ loginProvider: 'jwt', extraLoginOptions: { id_token: forged } }));
+    assert.equal(auth.state.error, 'Invalid token signature');
+    const stale = await issuer.sign(claims('lena'), { iatOffset: -120 });
+    await assert.rejects(auth.login({ loginProvider: 'jwt', extraLoginOptions: { id_token: stale } }));
+    assert.match(auth.state.error ?? '', /stale/);
+    await auth.login({
+      loginProvider: 'jwt',
+      extraLoginOptions: { id_token: await issuer.sign(claims('lena')) },
+    });
+    assert.equal(auth.state.error, undefined);
+    assert.equal(auth.getUserInfo().verifierId, 'lena');
+    assert.deepEqual(seenAtStart, [undefined, undefined, undefined]);
+  });
+
   it('expires a session after sessionTime', async () => {
     const storage = new MemoryStorage();
     await loginWith(await issuer.sign(claims('ivy')), 'jwt', { sessionTime: 120 }, storage);
@@ -247,6 +383,78 @@ describe('custom JWT login (local JWKS issuer, SQLite store)', { timeout: 120_00
     assert.equal(await storage.get(`portico-auth:${CLIENT_ID}`), null);
   });
 
+  it('a live instance drops its keys when its session expires and reports the expiry', async () => {
+    const storage = new MemoryStorage();
+    const auth = await Auth.create(init({ sessionTime: 1 }), { storage });
+    const expired = new Promise<{ expiredAt: number }>((resolve) => auth.on('sessionExpired', resolve));
+    await auth.login({
+      loginProvider: 'jwt',
+      extraLoginOptions: { id_token: await issuer.sign(claims('mia')) },
+    });
+    const expiresAt = auth.sessionExpiresAt ?? 0;
+    assert.ok(expiresAt > Date.now() && expiresAt <= Date.now() + 1000, String(expiresAt - Date.now()));
+    assert.match(auth.getPrivKey(), /^[0-9a-f]{64}$/);
+    const event = await expired;
+    assert.ok(event.expiredAt >= expiresAt);
+    assert.deepEqual(auth.state, { error: 'Session expired, please login again!' });
+    assert.equal(auth.getPrivKey(), '');
+    assert.equal(auth.getEd25519PrivKey(), '');
+    assert.equal(auth.sessionExpiresAt, undefined);
+    assert.throws(
+      () => auth.getUserInfo(),
+      (err: unknown) => err instanceof AuthError && err.code === 'SESSION_EXPIRED',
+    );
+    assert.equal(await storage.get(`portico-auth:${CLIENT_ID}`), null);
+    // A new login starts a new session.
+    await auth.login({
+      loginProvider: 'jwt',
+      extraLoginOptions: { id_token: await issuer.sign(claims('mia')) },
+    });
+    assert.equal(auth.state.error, undefined);
+    assert.equal(auth.getUserInfo().verifierId, 'mia');
+  });
+
+  it('sessionTime has no cap: a 30-day session lasts 30 days, in the service and in the idToken', async () => {
+    const warnings: string[] = [];
+    const days30 = 30 * 86_400;
+    const auth = await Auth.create(init({ sessionTime: days30 }), {
+      storage: new MemoryStorage(),
+      onWarning: (m) => warnings.push(m),
+    });
+    await auth.login({
+      loginProvider: 'jwt',
+      extraLoginOptions: { id_token: await issuer.sign(claims('noor')) },
+    });
+    assert.deepEqual(warnings, []);
+    const left = ((auth.sessionExpiresAt ?? 0) - Date.now()) / 1000;
+    assert.ok(Math.abs(left - days30) < 5, String(left));
+    const { payload } = await jwtVerify(
+      auth.getUserInfo().idToken ?? '',
+      createRemoteJWKSet(new URL(server.jwksUrl)),
+    );
+    assert.equal((payload.exp ?? 0) - (payload.iat ?? 0), days30);
+  });
+
+  it('v5/v6 login parameters still work: sessionTime for this login, appState handed back, each with a warning', async () => {
+    const warnings: string[] = [];
+    const auth = await Auth.create(init(), {
+      storage: new MemoryStorage(),
+      onWarning: (m) => warnings.push(m),
+    });
+    const outcome = await auth.login({
+      loginProvider: 'jwt',
+      sessionTime: 120,
+      appState: 'cart=3',
+      extraLoginOptions: { id_token: await issuer.sign(claims('olga')) },
+    });
+    assert.equal(outcome.appState, 'cart=3');
+    const left = ((auth.sessionExpiresAt ?? 0) - Date.now()) / 1000;
+    assert.ok(left > 110 && left <= 120, String(left));
+    assert.deepEqual(warnings, [
+      '[portico/auth] loginParams.sessionTime is v5/v6: v7 takes sessionTime in the init parameters (used for this login)',
+    ]);
+  });
+
   it('keeps no key material or verifier ids in plaintext at rest', async () => {
     const auth = await loginWith(await issuer.sign(claims('judy')));
     const s = auth.state;
@@ -255,6 +463,41 @@ describe('custom JWT login (local JWKS issuer, SQLite store)', { timeout: 120_00
     assert.ok(bytes.length > 0);
     for (const secret of [s.coreKitKey!, s.privKey!, s.ed25519PrivKey!, 'judy@example.com']) {
       assert.equal(bytes.includes(secret), false);
+    }
+  });
+});
+
+describe('a service that caps sessions (maxSessionTime)', () => {
+  it('gives a longer sessionTime the cap, and the library says so', async () => {
+    const issuer = await startJwksIssuer();
+    const dir = tempDir('portico-auth-maxsession-');
+    const server = await startAuthServer({
+      dataDir: dir.path,
+      masterKey: '5'.repeat(64),
+      maxSessionTime: 3600,
+      verifiers: { jwt: { type: 'jwt', keys: [issuer.publicJwk] } },
+    });
+    try {
+      const warnings: string[] = [];
+      const auth = await Auth.create(
+        { clientId: CLIENT_ID, network: 'sapphire_mainnet', sdkUrl: server.sdkUrl, sessionTime: 86_400 },
+        { storage: new MemoryStorage(), onWarning: (m) => warnings.push(m) },
+      );
+      await auth.login({
+        loginProvider: 'jwt',
+        extraLoginOptions: { id_token: await issuer.sign({ sub: 'cap' }) },
+      });
+      assert.equal(warnings.length, 1);
+      assert.match(
+        warnings[0],
+        /^\[portico\/auth\] sessionTime 86400 is above what the auth service allows: this session lasts (3599|3600) seconds$/,
+      );
+      const left = ((auth.sessionExpiresAt ?? 0) - Date.now()) / 1000;
+      assert.ok(Math.abs(left - 3600) < 5, String(left));
+    } finally {
+      await server.close();
+      await issuer.close();
+      dir.cleanup();
     }
   });
 });

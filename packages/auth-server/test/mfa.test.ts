@@ -78,8 +78,11 @@ describe('MFA: threshold shares through the service and the library', { timeout:
   });
   const social = async (sub: string, verifier = 'social') => ({ verifier, id_token: await token(sub) });
 
+  /** The user's id in the store: the apps here log in on sapphire_devnet, not the legacy network. */
+  const userIdOf = (sub: string) => KeyService.idOf('jwt', sub, { network: 'sapphire_devnet' });
+
   function record(sub: string): MfaRecord | undefined {
-    const id = KeyService.idOf('jwt', sub);
+    const id = userIdOf(sub);
     const row = db.prepare('SELECT value FROM auth_values WHERE name = ?').get(`mfa:${id}`) as
       | { value: string }
       | undefined;
@@ -124,7 +127,7 @@ describe('MFA: threshold shares through the service and the library', { timeout:
     assert.equal(out.backupPhrase?.split(' ').length, 24);
     assert.equal(auth.getUserInfo().isMfaEnabled, true);
     assert.equal(auth.getUserInfo().dappShare?.split(' ').length, 24);
-    const id = KeyService.idOf('jwt', 'alice');
+    const id = userIdOf('alice');
     assert.equal(coreKeyRows(id), 0);
     const rec = record('alice')!;
     assert.deepEqual([...rec.factors].sort(), [
@@ -269,7 +272,7 @@ describe('MFA: threshold shares through the service and the library', { timeout:
       'backUpShareFactor',
       'passwordFactor',
     ]);
-    const id = KeyService.idOf('jwt', 'frank');
+    const id = userIdOf('frank');
     assert.equal(coreKeyRows(id), 0);
     // Everything in the store, envelopes opened with the master key (a full compromise of the service).
     const texts: string[] = [];

@@ -25,32 +25,51 @@ const svg = (fill: string) =>
 const LOGO_FOR_DARK = svg('#ffd54f');
 const LOGO_FOR_LIGHT = svg('#37474f');
 
+interface OpenIdProvider {
+  issuer: string;
+  /** The query of every authorization request the provider received, in order. */
+  authorizationRequests: URLSearchParams[];
+  close(): Promise<void>;
+}
+
 /** A real OpenID provider (oidc-provider) with its development login and consent screens. */
-async function startOpenIdProvider(
-  redirectUri: () => string,
-): Promise<{ issuer: string; close(): Promise<void> }> {
+async function startOpenIdProvider(redirectUris: () => string[]): Promise<OpenIdProvider> {
   const http: Server = createServer();
   await new Promise<void>((ok) => http.listen(0, '127.0.0.1', () => ok()));
   const issuer = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  const authorizationRequests: URLSearchParams[] = [];
   let provider: Provider | undefined;
   http.on('request', (req, res) => {
+    const url = new URL(req.url ?? '/', issuer);
+    if (url.pathname === '/auth' && url.searchParams.has('client_id'))
+      authorizationRequests.push(url.searchParams);
     if (!provider) {
       provider = new Provider(issuer, {
         clients: [
           {
             client_id: 'portico-login',
             client_secret: 'portico-login-secret-for-tests-only',
-            redirect_uris: [redirectUri()],
+            redirect_uris: redirectUris(),
             grant_types: ['authorization_code'],
             response_types: ['code'],
           },
         ],
         pkce: { required: () => true },
         cookies: { keys: ['test-cookie-key'] },
-        claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+        claims: {
+          openid: ['sub'],
+          email: ['email', 'email_verified'],
+          profile: ['name', 'preferred_username'],
+        },
         findAccount: async (_ctx, id) => ({
           accountId: id,
-          claims: async () => ({ sub: id, email: id, email_verified: true, name: 'Alice Example' }),
+          claims: async () => ({
+            sub: id,
+            email: id,
+            email_verified: true,
+            name: 'Alice Example',
+            preferred_username: id.split('@')[0],
+          }),
         }),
       });
     }
@@ -58,6 +77,7 @@ async function startOpenIdProvider(
   });
   return {
     issuer,
+    authorizationRequests,
     close: () =>
       new Promise<void>((ok) => {
         http.closeAllConnections();
@@ -68,14 +88,17 @@ async function startOpenIdProvider(
 
 describe('OIDC login through the login page in Chromium', { timeout: 240_000 }, () => {
   const dir = tempDir('portico-auth-oidc-');
-  let op: { issuer: string; close(): Promise<void> };
+  let op: OpenIdProvider;
+  /** Another address of the auth service's callback (same server, another host name). */
+  let altCallback = '';
   let server: AuthServer;
   let browser: Browser;
   let page: Page;
 
   before(async () => {
     let sdkUrl = '';
-    op = await startOpenIdProvider(() => `${sdkUrl}/callback`);
+    const redirectUris: string[] = [];
+    op = await startOpenIdProvider(() => [`${sdkUrl}/callback`, altCallback]);
     server = await startAuthServer({
       dataDir: dir.path,
       masterKey: 'c'.repeat(64),
@@ -86,11 +109,15 @@ describe('OIDC login through the login page in Chromium', { timeout: 240_000 }, 
           clientId: 'portico-login',
           clientSecret: 'portico-login-secret-for-tests-only',
           verifierIdField: 'email',
+          verifierIdFields: ['preferred_username'],
           name: 'Portico ID',
+          redirectUris,
         },
       },
     });
     sdkUrl = server.sdkUrl;
+    altCallback = `http://localhost:${new URL(sdkUrl).port}/callback`;
+    redirectUris.push(altCallback); // known once the service listens; the verifier reads the list per login
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 480, height: 640 } });
     if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
@@ -290,5 +317,105 @@ describe('OIDC login through the login page in Chromium', { timeout: 240_000 }, 
       await assert.rejects(auth.login(), /cancelled/i);
     }
     assert.equal(new Set(titles.values()).size, 9, [...titles.values()].join('\n'));
+  });
+
+  /** Plays the system browser through the provider's screens, whichever it shows (login, consent, none). */
+  function throughProvider(redirectUrl: () => string) {
+    return async (url: string) => {
+      await page.goto(url);
+      const login = page.locator('input[name="login"]');
+      const consent = page.locator('button[type="submit"]:has-text("Continue")');
+      while (!page.url().startsWith(redirectUrl())) {
+        await Promise.race([
+          login.waitFor().catch(() => {}),
+          consent.waitFor().catch(() => {}),
+          page.waitForURL((u) => u.href.startsWith(redirectUrl())).catch(() => {}),
+        ]);
+        if (await login.isVisible().catch(() => false)) {
+          await login.fill('alice@example.com');
+          await page.fill('input[name="password"]', 'any password');
+          await page.click('button[type="submit"]');
+        } else if (await consent.isVisible().catch(() => false)) {
+          await consent.click();
+        }
+      }
+      return page.url();
+    };
+  }
+
+  it('sends scope, id_token_hint, audience, connection, client_id and redirect_uri to the provider', async () => {
+    const redirect = () => `${server.sdkUrl}/done`;
+    const first = await Auth.create(init(undefined), {
+      storage: new MemoryStorage(),
+      openUrl: throughProvider(redirect),
+    });
+    await first.login({ loginProvider: 'portico' });
+    const idTokenHint = first.getUserInfo().oAuthIdToken ?? '';
+    assert.match(idTokenHint, /^ey/);
+
+    const before = op.authorizationRequests.length;
+    const auth = await Auth.create(init(undefined), {
+      storage: new MemoryStorage(),
+      openUrl: throughProvider(redirect),
+    });
+    await auth.login({
+      loginProvider: 'portico',
+      extraLoginOptions: {
+        scope: 'email profile',
+        id_token_hint: idTokenHint,
+        audience: 'https://api.portico.test',
+        connection: 'Username-Password-Authentication',
+        domain: new URL(op.issuer).host,
+        client_id: 'portico-login',
+        redirect_uri: altCallback,
+        login_hint: 'alice@example.com',
+        verifierIdField: 'preferred_username',
+        // Within the default maxLeeway: the id_token is checked with 45 s of clock tolerance.
+        leeway: 45,
+      },
+    });
+    const seen = op.authorizationRequests.slice(before);
+    assert.equal(seen.length, 1);
+    const params = seen[0];
+    assert.equal(params.get('scope'), 'openid email profile', "openid added to the app's scope");
+    assert.equal(params.get('id_token_hint'), idTokenHint);
+    assert.equal(params.get('audience'), 'https://api.portico.test');
+    assert.equal(params.get('connection'), 'Username-Password-Authentication');
+    assert.equal(params.get('client_id'), 'portico-login');
+    assert.equal(params.get('redirect_uri'), altCallback);
+    assert.equal(params.get('login_hint'), 'alice@example.com');
+    assert.equal(params.has('domain'), false, 'domain selects the tenant; it is not a request parameter');
+    // The provider accepted the hint and answered at the other callback address; the verifier id came
+    // from the claim the app chose.
+    assert.equal(auth.getUserInfo().verifierId, 'alice');
+    assert.notEqual(auth.state.coreKitKey, first.state.coreKitKey);
+  });
+
+  it("refuses a domain, client_id or redirect_uri that is not the verifier's, before leaving for the provider", async () => {
+    const cases: Array<[Record<string, string>, RegExp]> = [
+      [{ domain: 'evil.example' }, /domain "evil\.example" is not the provider of verifier "portico-oidc"/],
+      [
+        { client_id: 'someone-else' },
+        /client_id "someone-else" is not the client of verifier "portico-oidc"/,
+      ],
+      [
+        { redirect_uri: 'https://evil.example/callback' },
+        /redirect_uri "https:\/\/evil\.example\/callback" is not a callback/,
+      ],
+      [{ verifierIdField: 'name' }, /verifierIdField "name" is not allowed by verifier "portico-oidc"/],
+    ];
+    for (const [extraLoginOptions, expected] of cases) {
+      const before = op.authorizationRequests.length;
+      const auth = await Auth.create(init(undefined), {
+        storage: new MemoryStorage(),
+        openUrl: async (url, redirectUrl) => {
+          await page.goto(url);
+          await page.waitForURL((u) => u.href.startsWith(redirectUrl));
+          return page.url();
+        },
+      });
+      await assert.rejects(auth.login({ loginProvider: 'portico', extraLoginOptions }), expected);
+      assert.equal(op.authorizationRequests.length, before, 'nothing was sent to the provider');
+    }
   });
 });

@@ -6,6 +6,7 @@ import { utf8ToBytes } from '@noble/hashes/utils.js';
 import {
   Auth,
   type AuthInitParams,
+  decodeB64Params,
   encryptJsonTo,
   MemoryStorage,
   randomPrivKey,
@@ -15,47 +16,7 @@ import {
 import { type AuthServer, Envelope, startAuthServer } from '@portico/auth-server';
 import { tempDir } from '@portico/testkit';
 import Provider from 'oidc-provider';
-import { type JwksIssuer, startJwksIssuer } from './helpers.ts';
-
-const CLIENT_ID = 'BPi5PB_UiIZ-cPz1GtV5i1I2iOSOHuimiXBI0e-Oe_u6X3oVAbCiAZOTEBtTXw4tsluTITPqA8zMsfxIKMjiqNQ';
-
-async function post(
-  base: string,
-  path: string,
-  body: unknown,
-): Promise<{ status: number; body: Record<string, string> }> {
-  const res = await fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, string> };
-}
-
-/** Parks a login request the way the library does; returns the loginId. */
-async function park(base: string, options: Record<string, unknown>, params: Record<string, unknown> = {}) {
-  const loginId = randomPrivKey();
-  const key = storeKeyOf(loginId);
-  const data = encryptJsonTo(key, {
-    options: {
-      clientId: CLIENT_ID,
-      network: 'sapphire_devnet',
-      sdkUrl: base,
-      redirectUrl: `${base}/done`,
-      ...options,
-    },
-    params,
-    actionType: 'login',
-  });
-  const res = await post(base, '/api/session', {
-    key,
-    data,
-    signature: signStoreMessage(loginId, data),
-    timeout: 600,
-  });
-  assert.equal(res.status, 201);
-  return loginId;
-}
+import { CLIENT_ID, type JwksIssuer, park, post, startJwksIssuer } from './helpers.ts';
 
 describe('session store API', () => {
   const dir = tempDir('portico-auth-store-');
@@ -159,7 +120,7 @@ describe('session store API', () => {
     assert.match(res.body.error, /expired/);
   });
 
-  it('gives the login page the white label with defaults filled in', async () => {
+  it('gives the login page the white label with defaults filled in, never the service as the app', async () => {
     const loginId = await park(server.sdkUrl, { whiteLabel: { appName: 'X', mode: 'dark' } });
     const res = await post(server.sdkUrl, '/api/login/request', { loginId });
     assert.deepEqual(res.body.whiteLabel, {
@@ -167,16 +128,31 @@ describe('session store API', () => {
       defaultLanguage: 'en',
       mode: 'dark',
       primary: '#0364FF',
-      appUrl: server.sdkUrl,
       useLogoLoader: false,
     });
   });
 
+  it("names the app after the page the library ran on, else the redirectUrl's origin", async () => {
+    const view = async (options: Record<string, unknown>, origin?: string) => {
+      const loginId = await park(server.sdkUrl, options, {}, origin);
+      const res = await post(server.sdkUrl, '/api/login/request', { loginId });
+      return res.body.whiteLabel as unknown as { appName?: string; appUrl?: string };
+    };
+    const fromPage = await view({ redirectUrl: 'https://return.example/cb' }, 'https://dapp.example');
+    assert.equal(fromPage.appName, 'https://dapp.example');
+    assert.equal(fromPage.appUrl, 'https://dapp.example');
+    const fromRedirect = await view({ redirectUrl: 'https://return.example/cb' });
+    assert.equal(fromRedirect.appUrl, 'https://return.example');
+    const neither = await view({}, server.sdkUrl);
+    assert.equal(neither.appName, undefined);
+    assert.equal(neither.appUrl, undefined);
+  });
+
   it('refuses a login request carrying invalid parameters', async () => {
-    const loginId = await park(server.sdkUrl, { whiteLabel: { defaultLanguage: 'xx' } });
+    const loginId = await park(server.sdkUrl, { whiteLabel: { mode: 'dim' } });
     const res = await post(server.sdkUrl, '/api/login/request', { loginId });
     assert.equal(res.status, 400);
-    assert.match(res.body.error, /whiteLabel\.defaultLanguage/);
+    assert.match(res.body.error, /whiteLabel\.mode/);
   });
 });
 
@@ -232,6 +208,32 @@ describe('redirect origins, aggregate verifiers and master keys', () => {
     assert.match(res.body.error, /evil\.example is not allowed/);
     const good = await park(server.sdkUrl, { redirectUrl: 'https://good.example/cb' });
     assert.equal((await post(server.sdkUrl, '/api/login/request', { loginId: good })).status, 200);
+  });
+
+  it('hands popup results on its /done page only to app origins a redirect could go to, with the login’s state', async () => {
+    const evil = await park(server.sdkUrl, {}, {}, 'https://evil.example');
+    const refused = await post(server.sdkUrl, '/api/login/request', { loginId: evil });
+    assert.equal(refused.status, 403);
+    assert.match(refused.body.error, /origin https:\/\/evil\.example is not allowed/);
+
+    const state = 'c'.repeat(32);
+    const good = await park(
+      server.sdkUrl,
+      { loginConfig: { mine: { verifier: 'jwt-a', typeOfLogin: 'jwt', clientId: 'x' } } },
+      { loginProvider: 'mine', extraLoginOptions: { id_token: await issuer.sign({ sub: 'popup-user' }) } },
+      'https://good.example',
+      { state, popup: true },
+    );
+    const done = await post(server.sdkUrl, '/api/login/authorize', { loginId: good });
+    assert.equal(done.status, 200);
+    const url = new URL(done.body.url);
+    assert.equal(`${url.origin}${url.pathname}`, `${server.sdkUrl}/done`);
+    const fragment = new URLSearchParams(url.hash.slice(1));
+    assert.equal(fragment.get('origin'), 'https://good.example');
+    const result = decodeB64Params<Record<string, unknown>>(url.href);
+    assert.equal(result?.state, state);
+    assert.equal(result?.popup, true);
+    assert.match(String(result?.sessionId), /^[0-9a-f]{64}$/);
   });
 
   it('gives one key per user across the sub-verifiers of an aggregate', async () => {

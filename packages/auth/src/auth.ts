@@ -1,6 +1,7 @@
+import { bytesToHex, randomBytes } from '@noble/hashes/utils.js';
 import { decryptJson, encryptJsonTo, signStoreMessage, storeKeyOf } from './ecies.ts';
 import { resolveSdkUrl } from './endpoints.ts';
-import { AuthError } from './errors.ts';
+import { AuthError, AuthValidationError } from './errors.ts';
 import { getAppScopedKey, getEd25519PrivKey, randomPrivKey, secp256k1PublicKey } from './keys.ts';
 import {
   combineShares,
@@ -12,17 +13,29 @@ import {
   shareAt,
 } from './mfa.ts';
 import type { MfaFactor } from './mfa-rules.ts';
+import { ownValue } from './own.ts';
+import { browserWindow, handOffToOpener, POPUP_NAME, rawB64Params, waitForPopup } from './popup.ts';
+import { ChainRegistry } from './providers/chains.ts';
+import { type AuthProvider, loadProvider } from './providers/load.ts';
+import { jwtExpiry, SessionDeadline } from './session-deadline.ts';
 import { defaultStorage, type StorageAdapter } from './storage.ts';
 import type {
   AuthInitParams,
   AuthLoginParams,
+  AuthLoginParamsV6,
   AuthState,
   AuthUserInfo,
+  ChainConfig,
   LoginRequest,
   MfaSessionData,
   SessionPayload,
 } from './types.ts';
-import { type NormalizedInit, normalizeInitParams, validateLoginParams } from './validate.ts';
+import {
+  migrateLoginParams,
+  type NormalizedInit,
+  normalizeInitParams,
+  validateLoginParams,
+} from './validate.ts';
 
 /** Runtime hooks: none needed in a browser; outside one, `openUrl` plays the system browser. */
 export interface AuthOptions {
@@ -42,19 +55,6 @@ export interface AuthOptions {
   fetch?: typeof fetch;
 }
 
-interface BrowserWindow {
-  location: { href: string; hash: string; assign(url: string): void };
-  history?: { replaceState(data: unknown, unused: string, url?: string): void };
-  open(url: string, target: string, features: string): BrowserWindow | null;
-  closed?: boolean;
-  close(): void;
-}
-
-function browserWindow(): BrowserWindow | undefined {
-  const g = globalThis as { window?: BrowserWindow; document?: unknown };
-  return g.window && g.document ? g.window : undefined;
-}
-
 /** base64url of UTF-8 JSON, the login page's `#b64Params` format. */
 export function encodeB64Params(value: unknown): string {
   const bytes = new TextEncoder().encode(JSON.stringify(value));
@@ -65,9 +65,12 @@ export function encodeB64Params(value: unknown): string {
 
 /** Reads `b64Params` from a URL's fragment (or query); undefined when absent or malformed. */
 export function decodeB64Params<T>(href: string): T | undefined {
-  const u = new URL(href);
-  const raw = new URLSearchParams(u.hash.slice(1)).get('b64Params') ?? u.searchParams.get('b64Params');
-  if (!raw) return undefined;
+  const raw = rawB64Params(href);
+  return raw ? decodeRaw<T>(raw) : undefined;
+}
+
+/** Decodes a `b64Params` value; undefined when malformed. */
+function decodeRaw<T = LoginResult>(raw: string): T | undefined {
   try {
     const bin = atob(raw.replace(/-/g, '+').replace(/_/g, '/'));
     return JSON.parse(new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)))) as T;
@@ -77,11 +80,17 @@ export function decodeB64Params<T>(href: string): T | undefined {
 }
 
 interface LoginResult {
+  /** The `state` of the login request, echoed by the service. */
+  state?: string;
+  /** Set on results of popup logins. */
+  popup?: boolean;
   sessionId?: string;
   error?: string;
   code?: string;
   mfa?: { step: 'setup'; skippable: boolean; factors: Array<{ factor: MfaFactor; mandatory: boolean }> };
   backupPhrase?: string;
+  /** v5/v6: the login's appState, echoed by the service. */
+  appState?: string;
   /** From the login page's recovery screen: the factor the user typed (never sent to the service). */
   mfaFactor?: { backupPhrase?: string; password?: string };
 }
@@ -118,12 +127,27 @@ export interface MfaLoginInput {
   setup?: { factors: MfaFactor[]; password?: string; socialBackup?: SocialBackupLogin } | { skip: true };
 }
 
-/** What `login()` resolves with: the state, plus the backup phrase on the login that enabled MFA (shown once). */
-export type LoginOutcome = AuthState & { backupPhrase?: string };
+/**
+ * What `login()` resolves with: the state, plus the backup phrase on the login that enabled MFA
+ * (shown once) and the v5/v6 `appState` the login was given.
+ */
+export type LoginOutcome = AuthState & { backupPhrase?: string; appState?: string };
 
 interface StoredDevice {
   deviceId: string;
   sealed: string;
+}
+
+/** A live session reached its `sessionTime`. */
+export interface SessionExpiredEvent {
+  /** When the instance noticed (ms since the epoch). */
+  expiredAt: number;
+}
+
+/** A session as read from the service: its content and the seconds it has left. */
+interface ReadSession {
+  state: SessionPayload;
+  expiresIn?: number;
 }
 
 /** The v7 client: `await Auth.create(initParams)`, then `login`, the key getters and `logout`. */
@@ -137,6 +161,17 @@ export class Auth {
   private pendingMfa?: { sessionId: string; payload: SessionPayload; dappShare?: string };
   /** A factor typed on the login page's recovery screen (redirect mode), used once. */
   private redirectFactor?: MfaLoginInput;
+  /** The chains of `chainConfig` and `addChain`; shared with the provider. */
+  private readonly chains?: ChainRegistry;
+  /** Loaded on the first login/restore with a chainConfig; kept (disconnected) across logouts. */
+  private chainProvider?: AuthProvider;
+  /** When the session ends: the keys are dropped then and `sessionExpired` listeners are told. */
+  private readonly deadline = new SessionDeadline(() => this.expire());
+  private readonly expiredListeners = new Set<(event: SessionExpiredEvent) => void>();
+  /** The appState that came back with a redirect-mode login result. */
+  private returnedAppState?: string;
+  /** Set when the last session expired (cleared by the next login). */
+  private expiredAt?: number;
 
   private constructor(
     readonly initParams: NormalizedInit['params'],
@@ -146,6 +181,7 @@ export class Auth {
     this.storage = options.storage ?? defaultStorage();
     this.storageKey = options.storageKey ?? `portico-auth:${initParams.clientId}`;
     this.fetcher = options.fetch ?? ((input, init) => fetch(input, init));
+    if (initParams.chainConfig) this.chains = new ChainRegistry(initParams.chainConfig);
   }
 
   /**
@@ -153,13 +189,24 @@ export class Auth {
    * live session: from `#b64Params` after a redirect-mode login, else from the stored sessionId.
    */
   static async create(initParams: AuthInitParams, options: AuthOptions = {}): Promise<Auth> {
+    // A login popup that landed on an app page: the result belongs to the opener, and nothing
+    // else of this page's app runs on it (the promise stays pending; the opener closes the popup).
+    const win = browserWindow();
+    if (win && !options.openUrl && handOffToOpener(win, (raw) => decodeRaw(raw)?.popup === true)) {
+      return new Promise<Auth>(() => {});
+    }
     const { params, changes } = normalizeInitParams(initParams);
-    const warn = options.onWarning ?? ((m: string) => console.warn(m));
-    for (const change of changes) warn(`[portico/auth] deprecated: ${change.message}`);
-    if (params.mfaSettings?.socialBackupFactor?.enable) warn(`[portico/auth] ${SOCIAL_BACKUP_WARNING}`);
     const auth = new Auth(params, options);
+    for (const change of changes) auth.warn(change.message);
+    if (params.mfaSettings?.socialBackupFactor?.enable) auth.warn(SOCIAL_BACKUP_WARNING);
     await auth.restore();
+    await auth.syncProvider();
     return auth;
+  }
+
+  /** v5/v6 redirect mode: the `appState` of the login that brought the app back to this page. */
+  get appState(): string | undefined {
+    return this.returnedAppState;
   }
 
   /** The login page base this instance talks to. */
@@ -167,16 +214,86 @@ export class Auth {
     return this.sdkUrl;
   }
 
-  /** A copy of the current state (empty when logged out). */
+  /** A copy of the current state (empty when logged out; only `error` once the session expired). */
   get state(): AuthState {
+    this.checkExpiry();
     return structuredClone(this.current);
   }
 
-  private get redirectUrl(): string {
-    if (this.initParams.redirectUrl) return this.initParams.redirectUrl;
+  /** When the live session ends (ms since the epoch, this device's clock); undefined without one. */
+  get sessionExpiresAt(): number | undefined {
+    this.checkExpiry();
+    return this.deadline.expiresAt;
+  }
+
+  /**
+   * `sessionExpired`: the session reached its `sessionTime`. By then the instance has dropped the
+   * keys, the user info and the stored sessionId, and `state.error` says so. Returns an unsubscribe.
+   */
+  on(event: 'sessionExpired', listener: (event: SessionExpiredEvent) => void): () => void {
+    if (event !== 'sessionExpired') throw new TypeError(`Unknown event: ${String(event)}`);
+    this.expiredListeners.add(listener);
+    return () => this.expiredListeners.delete(listener);
+  }
+
+  private warn(message: string): void {
+    (this.options.onWarning ?? ((m: string) => console.warn(m)))(`[portico/auth] ${message}`);
+  }
+
+  /** Drops the session once its deadline passed (timers stop while devices sleep, so getters ask too). */
+  private checkExpiry(): void {
+    if (this.deadline.passed()) this.expire();
+  }
+
+  private expire(): void {
+    if (!this.current.sessionId && !this.pendingMfa) return;
+    this.deadline.clear();
+    this.pendingMfa = undefined;
+    this.expiredAt = Date.now();
+    this.current = { error: AuthError.sessionExpired().message };
+    Promise.resolve(this.storage.remove(this.storageKey)).catch(() => {});
+    // The provider announces the end at once (accountsChanged([]), disconnect), not on its next call.
+    this.syncProvider().catch(() => {});
+    const event: SessionExpiredEvent = { expiredAt: this.expiredAt };
+    for (const listener of this.expiredListeners) {
+      // A listener's failure must not escape a timer (in Node it would end the process).
+      try {
+        listener(event);
+      } catch (err) {
+        this.warn(`a sessionExpired listener failed: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  /** Starts the countdown of a session just read (`expiresIn` from the service, else the idToken's exp). */
+  private startDeadline(read: ReadSession): void {
+    const { expiresIn, state } = read;
+    this.deadline.set(
+      expiresIn !== undefined ? Date.now() + expiresIn * 1000 : jwtExpiry(state.userInfo?.idToken),
+    );
+  }
+
+  /** How this instance shows the login page: through `openUrl`, a popup, a redirect, or not at all. */
+  private get loginMode(): 'openUrl' | 'popup' | 'redirect' | 'none' {
+    if (this.options.openUrl) return 'openUrl';
+    if (!browserWindow()) return 'none';
+    return this.options.uxMode === 'redirect' ? 'redirect' : 'popup';
+  }
+
+  /**
+   * Where the login page sends the result when the app names no `redirectUrl`: in a redirect the
+   * current page; in a popup (and outside browsers) the service's own `/done` page, so that no app
+   * page — which may consume a result it finds — ever loads in the popup.
+   */
+  private get defaultRedirectUrl(): string {
     const win = browserWindow();
-    if (win) return win.location.href.split('#')[0];
+    if (win && this.loginMode !== 'popup') return win.location.href.split('#')[0];
     return `${this.sdkUrl}/done`;
+  }
+
+  /** Where the `state` of a redirect-mode login waits for the page to come back. */
+  private get stateStorageKey(): string {
+    return `${this.storageKey}:state`;
   }
 
   private async restore(): Promise<void> {
@@ -185,6 +302,15 @@ export class Auth {
       const result = decodeB64Params<LoginResult>(win.location.href);
       if (result) {
         win.history?.replaceState(null, '', win.location.href.split('#')[0]);
+        // Only the result of a redirect login this device started (its stored state) counts: a
+        // link carrying somebody else's session must not log this app in as them.
+        const expected = await this.storage.get(this.stateStorageKey);
+        if (expected) await this.storage.remove(this.stateStorageKey);
+        if (result.popup || !expected || result.state !== expected) {
+          this.warn('Ignored a login result in the address that no login on this device started');
+          return this.restoreStored();
+        }
+        if (typeof result.appState === 'string') this.returnedAppState = result.appState;
         if (result.sessionId) {
           await this.storage.set(this.storageKey, result.sessionId);
           if (result.mfaFactor) this.redirectFactor = pickFactor(result.mfaFactor);
@@ -194,13 +320,20 @@ export class Auth {
         }
       }
     }
+    await this.restoreStored();
+  }
+
+  /** Restores the session of the stored sessionId, if it is still live. */
+  private async restoreStored(): Promise<void> {
     const sessionId = await this.storage.get(this.storageKey);
     if (!sessionId) return;
-    const state = await this.readSession(sessionId);
-    if (!state) {
+    const read = await this.readSession(sessionId);
+    if (!read) {
       await this.storage.remove(this.storageKey);
       return;
     }
+    const { state } = read;
+    this.startDeadline(read);
     if (!state.mfa) {
       this.current = state;
       return;
@@ -364,7 +497,9 @@ export class Auth {
    * after a wrong password or phrase: nothing is locked, try again).
    */
   async completeMfa(input: MfaLoginInput): Promise<AuthState> {
-    return this.rebuild(input);
+    const state = await this.rebuild(input);
+    await this.syncProvider();
+    return state;
   }
 
   /** Revokes a device's MFA share (e.g. a lost phone): the service deletes its wrapping key. */
@@ -401,8 +536,8 @@ export class Auth {
   }
 
   /** Reads and decrypts a session; undefined when it is gone or expired. */
-  private async readSession(sessionId: string): Promise<SessionPayload | undefined> {
-    const res = await this.post<{ data?: string; error?: string }>('/api/session/get', {
+  private async readSession(sessionId: string): Promise<ReadSession | undefined> {
+    const res = await this.post<{ data?: string; error?: string; expiresIn?: number }>('/api/session/get', {
       key: storeKeyOf(sessionId),
     });
     if (res.status === 404) return undefined;
@@ -411,7 +546,11 @@ export class Auth {
     }
     try {
       const state = decryptJson<SessionPayload>(sessionId, res.body.data);
-      return { ...state, sessionId };
+      const { expiresIn } = res.body;
+      return {
+        state: { ...state, sessionId },
+        expiresIn: typeof expiresIn === 'number' && expiresIn >= 0 ? expiresIn : undefined,
+      };
     } catch {
       return undefined; // not ours or damaged: treated as no session
     }
@@ -422,16 +561,33 @@ export class Auth {
    * JWT provider with `extraLoginOptions.id_token`, asks the service directly), then reads
    * the new session. Resolves with the state; rejects with `AuthError` (`USER_CANCELLED`, `LOGIN_FAILED`).
    */
-  async login(loginParams: AuthLoginParams = {}, mfaInput: MfaLoginInput = {}): Promise<LoginOutcome> {
-    const { dappShare, ...params } = validateLoginParams(loginParams, this.initParams);
+  async login(
+    loginParams: AuthLoginParams | AuthLoginParamsV6 = {},
+    mfaInput: MfaLoginInput = {},
+  ): Promise<LoginOutcome> {
+    // A new attempt: an error of an earlier one no longer describes the state.
+    if (this.current.error !== undefined) {
+      const { error: _stale, ...rest } = this.current;
+      this.current = rest;
+    }
+    const v6 = migrateLoginParams(loginParams);
+    const { dappShare, ...params } = validateLoginParams(v6.params, this.initParams);
+    for (const change of v6.changes) this.warn(change.message);
+    const redirectUrl = v6.redirectUrl ?? this.initParams.redirectUrl ?? this.defaultRedirectUrl;
+    const sessionTime = v6.sessionTime ?? this.initParams.sessionTime;
     const loginId = randomPrivKey();
+    const loginState = bytesToHex(randomBytes(16));
+    const popup = this.loginMode === 'popup';
     const deviceId = (await this.storedDevice())?.deviceId;
     // The dappShare stays here: it is a factor, and the service must not see it.
     const request: LoginRequest = {
-      options: { ...this.initParams, sdkUrl: this.sdkUrl, redirectUrl: this.redirectUrl },
+      options: { ...this.initParams, sessionTime, sdkUrl: this.sdkUrl, redirectUrl },
       params,
       actionType: 'login',
+      origin: browserWindow()?.location.origin,
       mfa: deviceId ? { deviceId } : undefined,
+      state: loginState,
+      popup: popup || undefined,
     };
     const key = storeKeyOf(loginId);
     const data = encryptJsonTo(key, request);
@@ -451,15 +607,23 @@ export class Auth {
     let result: LoginResult;
     const provider = params.loginProvider;
     const isJwt =
-      provider === 'jwt' || (provider && this.initParams.loginConfig?.[provider]?.typeOfLogin === 'jwt');
+      provider === 'jwt' ||
+      (provider && ownValue(this.initParams.loginConfig, provider)?.typeOfLogin === 'jwt');
     if (isJwt && params.extraLoginOptions?.id_token) {
       const res = await this.post<LoginResult>('/api/login/jwt', { loginId });
       result = res.status === 200 ? res.body : { error: res.body.error ?? `status ${res.status}` };
       if (result.mfa) result = await this.answerSetup(loginId, result.mfa, mfaInput);
     } else {
       const url = `${this.sdkUrl}/start#b64Params=${encodeB64Params({ loginId })}`;
-      const finalUrl = await this.open(url);
-      result = decodeB64Params<LoginResult>(finalUrl) ?? { error: 'The login page returned no result' };
+      const finalUrl = await this.open(url, redirectUrl, loginState);
+      const returned = decodeB64Params<LoginResult>(finalUrl);
+      if (returned && returned.state !== loginState) {
+        throw new AuthError(
+          'LOGIN_FAILED',
+          'The login result does not belong to this login (state mismatch)',
+        );
+      }
+      result = returned ?? { error: 'The login page returned no result' };
     }
     if (!result.sessionId) {
       if (result.code === 'USER_CANCELLED') throw AuthError.userCancelled();
@@ -467,9 +631,18 @@ export class Auth {
       this.current = { ...this.current, error: result.error };
       throw new AuthError('LOGIN_FAILED', result.error ?? 'Login failed');
     }
-    const state = await this.readSession(result.sessionId);
-    if (!state) throw new AuthError('LOGIN_FAILED', 'The new session could not be read');
+    const read = await this.readSession(result.sessionId);
+    if (!read) throw new AuthError('LOGIN_FAILED', 'The new session could not be read');
+    const { state } = read;
+    // The session was made a moment ago: much less time left than asked means the service capped it.
+    if (read.expiresIn !== undefined && read.expiresIn + 60 < sessionTime) {
+      this.warn(
+        `sessionTime ${sessionTime} is above what the auth service allows: this session lasts ${read.expiresIn} seconds`,
+      );
+    }
     const previous = this.current.sessionId;
+    this.expiredAt = undefined;
+    this.startDeadline(read);
     if (state.mfa?.newDevice) {
       // The login that enabled MFA: keep this device's (sealed) share.
       const { deviceId, sealed } = state.mfa.newDevice;
@@ -485,7 +658,11 @@ export class Auth {
     }
     // The new session replaces the old one: end the old one on the service too (best effort).
     if (previous && previous !== result.sessionId) await this.invalidate(previous).catch(() => {});
-    return result.backupPhrase ? { ...this.state, backupPhrase: result.backupPhrase } : this.state;
+    await this.syncProvider();
+    const outcome: LoginOutcome = this.state;
+    if (result.backupPhrase) outcome.backupPhrase = result.backupPhrase;
+    if (params.appState !== undefined) outcome.appState = params.appState;
+    return outcome;
   }
 
   /** The service asks for MFA setup (JWT logins, no page): set up, skip, or refuse. */
@@ -518,8 +695,8 @@ export class Auth {
     return res.body;
   }
 
-  private open(url: string): Promise<string> {
-    if (this.options.openUrl) return this.options.openUrl(url, this.redirectUrl);
+  private async open(url: string, redirectUrl: string, state: string): Promise<string> {
+    if (this.options.openUrl) return this.options.openUrl(url, redirectUrl);
     const win = browserWindow();
     if (!win) {
       return Promise.reject(
@@ -530,35 +707,16 @@ export class Auth {
       );
     }
     if (this.options.uxMode === 'redirect') {
+      await this.storage.set(this.stateStorageKey, state);
       win.location.assign(url);
       return new Promise<string>(() => {});
     }
-    const popup = win.open(url, 'portico-auth', 'popup,width=480,height=720');
-    if (!popup) {
-      return Promise.reject(
-        new AuthError('NO_BROWSER', 'The login popup was blocked: use uxMode "redirect"'),
-      );
-    }
-    const redirectUrl = this.redirectUrl;
-    return new Promise<string>((resolve, reject) => {
-      const timer = setInterval(() => {
-        if (popup.closed) {
-          clearInterval(timer);
-          reject(AuthError.userCancelled());
-          return;
-        }
-        let href = '';
-        try {
-          href = popup.location.href;
-        } catch {
-          return; // still on another origin
-        }
-        if (href.startsWith(redirectUrl) && href.includes('b64Params=')) {
-          clearInterval(timer);
-          popup.close();
-          resolve(href);
-        }
-      }, 250);
+    const popup = win.open(url, POPUP_NAME, 'popup,width=480,height=720');
+    if (!popup) throw new AuthError('NO_BROWSER', 'The login popup was blocked: use uxMode "redirect"');
+    return waitForPopup(win, popup, {
+      sdkUrl: this.sdkUrl,
+      redirectUrl,
+      isOurs: (raw) => decodeRaw(raw)?.state === state,
     });
   }
 
@@ -568,7 +726,9 @@ export class Auth {
     if (!sessionId) throw AuthError.noUserFound();
     await this.invalidate(sessionId);
     await this.storage.remove(this.storageKey);
+    this.deadline.clear();
     this.current = {};
+    await this.syncProvider();
   }
 
   private async invalidate(sessionId: string): Promise<void> {
@@ -584,21 +744,79 @@ export class Auth {
 
   /** `coreKitKey` when `useCoreKitKey`, else the app-scoped `privKey`; `""` with no session. */
   getPrivKey(): string {
+    this.checkExpiry();
     if (!this.current.sessionId) return '';
     return (this.initParams.useCoreKitKey ? this.current.coreKitKey : this.current.privKey) ?? '';
   }
 
   /** The ed25519 key matching `getPrivKey()`; `""` with no session. */
   getEd25519PrivKey(): string {
+    this.checkExpiry();
     if (!this.current.sessionId) return '';
     return (
       (this.initParams.useCoreKitKey ? this.current.coreKitEd25519PrivKey : this.current.ed25519PrivKey) ?? ''
     );
   }
 
-  /** The logged-in user's info; throws "No user found, please login again!" with no session. */
+  /**
+   * The logged-in user's info; throws "No user found, please login again!" with no session, and
+   * `SESSION_EXPIRED` once the session expired.
+   */
   getUserInfo(): AuthUserInfo {
+    this.checkExpiry();
+    if (!this.current.sessionId && this.expiredAt !== undefined) throw AuthError.sessionExpired();
     if (!this.current.sessionId || !this.current.userInfo) throw AuthError.noUserFound();
     return structuredClone(this.current.userInfo);
+  }
+
+  /**
+   * The chain provider while a user is logged in with a `chainConfig`, else null: an EIP-1193
+   * provider on eip155 (viem `custom(auth.provider)`, ethers `BrowserProvider`, wagmi `injected`),
+   * Web3Auth's Solana provider on solana. Beyond the seed.
+   */
+  get provider(): AuthProvider | null {
+    return this.chainProvider && this.providerKey() ? this.chainProvider : null;
+  }
+
+  /** The key the provider signs with: secp256k1 on eip155, ed25519 on solana; `""` without a session. */
+  private providerKey(): string {
+    return this.chains?.namespace === 'solana' ? this.getEd25519PrivKey() : this.getPrivKey();
+  }
+
+  /** Adds a chain `auth.provider` may switch to (same namespace as `chainConfig`); does not switch. */
+  addChain(chainConfig: ChainConfig): void {
+    this.requireChains('addChain').add(chainConfig);
+  }
+
+  /** Switches `auth.provider` to a chain of `chainConfig`/`addChain`; the provider emits `chainChanged`. */
+  switchChain({ chainId }: { chainId: string }): void {
+    const chains = this.requireChains('switchChain');
+    if (this.chainProvider && chains.find(chainId)) this.chainProvider.switchChain({ chainId });
+    else chains.select(chainId);
+  }
+
+  private requireChains(method: string): ChainRegistry {
+    if (!this.chains) throw new AuthValidationError('chainConfig', `set in Auth.create before ${method}`);
+    return this.chains;
+  }
+
+  /**
+   * Brings the provider in line with the keys: loaded and connected while there is a key,
+   * disconnected (`accountsChanged([])`, `disconnect`) when there is none. Call after every change
+   * of the state. Between calls the provider reads the key through the getters, so a session whose
+   * keys are gone stops signing at once.
+   */
+  private async syncProvider(): Promise<void> {
+    if (!this.chains) return;
+    if (!this.providerKey()) {
+      this.chainProvider?.disconnect();
+      return;
+    }
+    this.chainProvider ??= await loadProvider(
+      this.chains,
+      { getPrivKey: () => this.getPrivKey(), getEd25519PrivKey: () => this.getEd25519PrivKey() },
+      this.options.fetch,
+    );
+    this.chainProvider.connect();
   }
 }

@@ -37,4 +37,7 @@ export class AuthError extends Error {
   static userCancelled(): AuthError {
     return new AuthError('USER_CANCELLED', 'User cancelled.');
   }
+  static sessionExpired(): AuthError {
+    return new AuthError('SESSION_EXPIRED', 'Session expired, please login again!');
+  }
 }

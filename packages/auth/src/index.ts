@@ -5,9 +5,11 @@ export {
   encodeB64Params,
   type LoginOutcome,
   type MfaLoginInput,
+  type SessionExpiredEvent,
   SOCIAL_BACKUP_WARNING,
   type SocialBackupLogin,
 } from './auth.ts';
+export { CHAIN_ID_RULES, normalizeChainId } from './chain-id.ts';
 export {
   decryptJson,
   type EciesOptions,
@@ -58,6 +60,12 @@ export {
   type MigrateInitParamsResult,
   migrateInitParams,
 } from './migrate.ts';
+export { ownValue, setOwn } from './own.ts';
+// Types only: the providers themselves load on login (or from @portico/auth/providers/*).
+export type { Eip155Provider } from './providers/eip155/provider.ts';
+export type { ProviderEventMap, RequestArguments } from './providers/key-backed-provider.ts';
+export type { AuthProvider } from './providers/load.ts';
+export type { SolanaProvider } from './providers/solana/provider.ts';
 export {
   BrowserStorage,
   defaultStorage,
@@ -66,9 +74,12 @@ export {
 } from './storage.ts';
 export * from './types.ts';
 export {
+  type MigratedLoginParams,
   type MigrationChange,
+  migrateLoginParams,
   type NormalizedInit,
   normalizeInitParams,
+  validateChainConfig,
   validateExtraLoginOptions,
   validateLoginParams,
 } from './validate.ts';

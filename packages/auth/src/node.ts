@@ -2,10 +2,12 @@
 // browser and React Native bundles need no polyfills.
 import { readFile, writeFile } from 'node:fs/promises';
 import { type MigrationChange, migrateInitParams } from './migrate.ts';
+import { ownValue, setOwn } from './own.ts';
 import type { StorageAdapter } from './storage.ts';
 import type { AuthInitParamsV6 } from './types.ts';
 
 export * from './index.ts';
+export { type LoopbackReceiver, startLoopbackReceiver } from './loopback.ts';
 
 /** Keeps values in a JSON file (Node); the file holds only the sessionId. */
 export class FileStorage implements StorageAdapter {
@@ -21,11 +23,11 @@ export class FileStorage implements StorageAdapter {
     await writeFile(this.path, JSON.stringify(values), { mode: 0o600 });
   }
   async get(key: string): Promise<string | null> {
-    return (await this.read())[key] ?? null;
+    return ownValue(await this.read(), key) ?? null;
   }
   async set(key: string, value: string): Promise<void> {
     const values = await this.read();
-    values[key] = value;
+    setOwn(values, key, value);
     await this.write(values);
   }
   async remove(key: string): Promise<void> {
@@ -64,7 +66,11 @@ export async function migrateConfigFile(path: string): Promise<MigrateConfigFile
   const changes: MigrationChange[] = [];
   for (const [holder, key, prefix] of candidates) {
     const migrated = migrateInitParams(holder[key] as AuthInitParamsV6);
-    for (const c of migrated.changes) changes.push({ ...c, field: prefix + c.field, to: prefix + c.to });
+    for (const c of migrated.changes) {
+      // `to` is a field (whiteLabel.dark → whiteLabel.mode) or a value (defaultLanguage → en).
+      const toField = c.to.split('.')[0] === c.field.split('.')[0];
+      changes.push({ ...c, field: prefix + c.field, to: toField ? prefix + c.to : c.to });
+    }
     if (key === 'root' && holder.root === root) result = migrated.initParams as unknown as Obj;
     else holder[key] = migrated.initParams;
   }

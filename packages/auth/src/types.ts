@@ -152,9 +152,39 @@ export interface AuthInitParams {
   loginConfig?: Record<string, AuthLoginConfig>;
   useCoreKitKey?: boolean;
   chainNamespace?: ChainNamespace;
+  /** The chain `auth.provider` serves after login (beyond the seed: Web3Auth's chainConfig). */
+  chainConfig?: ChainConfig;
   mfaSettings?: MfaSettings;
-  /** Seconds; default 86400, capped at 604800. */
+  /** Seconds; default 86400, no cap (the service may set one: `maxSessionTime`). */
   sessionTime?: number;
+}
+
+/** The namespaces `auth.provider` serves. */
+export const PROVIDER_NAMESPACES = ['eip155', 'solana'] as const;
+export type ProviderNamespace = (typeof PROVIDER_NAMESPACES)[number];
+
+/**
+ * A chain for `auth.provider`, named as Web3Auth's `chainConfig` (`CustomChainConfig`). Not in the
+ * seed: the seed only names `chainNamespace`.
+ */
+export interface ChainConfig {
+  chainNamespace: ProviderNamespace;
+  /**
+   * eip155: hex, e.g. `0x7a69` (31337). solana: a CAIP-2 id (`solana:<genesis hash prefix>`), its
+   * reference alone, or Web3Auth's `0x1` (mainnet), `0x2` (testnet), `0x3` (devnet).
+   */
+  chainId: string;
+  /** JSON-RPC URL every read and broadcast goes to: a Portico gateway URL `<baseUrl>/v3/<API_KEY>`. */
+  rpcTarget: string;
+  displayName?: string;
+  blockExplorerUrl?: string;
+  /** Native currency symbol, e.g. `ETH`. */
+  ticker?: string;
+  /** Native currency name, e.g. `Ether`. */
+  tickerName?: string;
+  logo?: string;
+  /** Native currency decimals (default 18 on eip155, 9 on solana). */
+  decimals?: number;
 }
 
 export interface AuthLoginParams {
@@ -163,7 +193,19 @@ export interface AuthLoginParams {
   dappShare?: string;
   extraLoginOptions?: ExtraLoginOptions;
   mfaLevel?: MfaLevel;
+  /**
+   * Which public key the service-signed idToken carries in `wallets` (default `secp256k1`). It does
+   * not change the keys: `getPrivKey()` is always the secp256k1 key, `getEd25519PrivKey()` the ed25519 one.
+   */
   curve?: Curve;
+  /** v5/v6: opaque app state handed back with the result (`LoginOutcome.appState`; redirect mode: `auth.appState`). */
+  appState?: string;
+}
+
+/** v5/v6 login parameters, still accepted: v7 moved `redirectUrl` and `sessionTime` to the init parameters. */
+export interface AuthLoginParamsV6 extends AuthLoginParams {
+  redirectUrl?: string;
+  sessionTime?: number;
 }
 
 export interface AuthUserInfo {
@@ -219,8 +261,17 @@ export interface LoginRequest {
   options: AuthInitParams & { redirectUrl: string; sdkUrl: string };
   params: AuthLoginParams;
   actionType: 'login';
+  /** The origin of the page the library runs on (browsers): the login page names the app after it. */
+  origin?: string;
   /** MFA: the device factor this client holds (its id only; the share never leaves the device). */
   mfa?: { deviceId?: string };
+  /**
+   * A random value of this login attempt, echoed in its result: the library accepts only the
+   * result of the login it started (no result injected by another page or link).
+   */
+  state?: string;
+  /** Popup login: the result is marked so that a library loaded in the popup hands it to its opener. */
+  popup?: boolean;
 }
 
 /** A share's public index and its value (64 hex). */
@@ -254,5 +305,4 @@ export interface MfaSessionData {
 export type SessionPayload = AuthState & { mfa?: MfaSessionData };
 
 export const DEFAULT_SESSION_TIME = 86_400;
-export const MAX_SESSION_TIME = 604_800;
 export const DEFAULT_PRIMARY_COLOR = '#0364FF';

@@ -1,22 +1,25 @@
+import { CHAIN_ID_RULES, normalizeChainId } from './chain-id.ts';
 import { AuthValidationError } from './errors.ts';
+import { setOwn } from './own.ts';
 import {
   type AuthInitParams,
   type AuthLoginConfig,
   type AuthLoginParams,
   type AuthWhiteLabelData,
   BUILD_ENVS,
+  type ChainConfig,
   CURVES,
   DEFAULT_SESSION_TIME,
   type ExtraLoginOptions,
   LANGUAGES,
   type Language,
   LOGIN_PROVIDERS,
-  MAX_SESSION_TIME,
   MFA_FACTORS,
   MFA_LEVELS,
   type MfaSetting,
   type MfaSettings,
   NETWORKS,
+  PROVIDER_NAMESPACES,
   THEME_MODES,
   TYPES_OF_LOGIN,
 } from './types.ts';
@@ -57,7 +60,14 @@ function bool(field: string, v: unknown): boolean {
   return v;
 }
 
-function url(field: string, v: unknown): string {
+/** Schemes that run or read content rather than reach a site or an app: never a redirect. */
+const NOT_A_REDIRECT = ['javascript:', 'data:', 'file:', 'blob:', 'about:', 'vbscript:', 'filesystem:'];
+
+/**
+ * An absolute URL. `web`: http(s) only (sdkUrl, appUrl); `redirect`: also a native app's custom
+ * scheme (`com.example.app://auth`), never a scheme that runs or reads content.
+ */
+function url(field: string, v: unknown, kind: 'web' | 'redirect'): string {
   const s = str(field, v, true);
   let parsed: URL;
   try {
@@ -65,8 +75,33 @@ function url(field: string, v: unknown): string {
   } catch {
     throw new AuthValidationError(field, 'an absolute URL', v);
   }
-  if (field.endsWith('sdkUrl') && parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
+  if (kind === 'web' && parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
     throw new AuthValidationError(field, 'an http(s) URL', v);
+  }
+  if (kind === 'redirect' && NOT_A_REDIRECT.includes(parsed.protocol)) {
+    throw new AuthValidationError(
+      field,
+      "an http(s) URL, a loopback address or an app's custom scheme such as com.example.app://auth",
+      v,
+    );
+  }
+  return s;
+}
+
+/**
+ * A logo the login page can show: its Content-Security-Policy loads images over https: or from
+ * data:image/ URLs only, so anything else (http:, relative paths) is refused here instead of
+ * passing and then showing no logo.
+ */
+function logoUrl(field: string, v: unknown): string {
+  const s = str(field, v, true);
+  const ok = URL.canParse(s) && (new URL(s).protocol === 'https:' || /^data:image\//i.test(s));
+  if (!ok) {
+    throw new AuthValidationError(
+      field,
+      "an https: URL or a data:image/ URL (the login page's Content-Security-Policy shows only those)",
+      v,
+    );
   }
   return s;
 }
@@ -94,27 +129,39 @@ const WHITE_LABEL_KEYS = [
   'useLogoLoader',
 ] as const;
 
+function isLanguage(v: unknown): v is Language {
+  return typeof v === 'string' && (LANGUAGES as readonly string[]).includes(v);
+}
+
+/**
+ * One of the nine languages. v6 took any string: a tag whose primary subtag is one of the nine
+ * ("de-DE", "EN") becomes that language; any other string ("it") becomes "en", with a warning.
+ */
 function language(field: string, v: unknown, changes: MigrationChange[]): Language {
-  if (typeof v === 'string' && (LANGUAGES as readonly string[]).includes(v)) return v as Language;
-  // v6 took any string: accept a tag whose primary subtag is one of the nine ("en-US", "DE").
-  if (typeof v === 'string') {
-    const primary = v.toLowerCase().split(/[-_]/)[0];
-    if ((LANGUAGES as readonly string[]).includes(primary)) {
-      changes.push({
-        field,
-        to: primary,
-        message: `${field} "${v}" is a v6 free-form language; v7 takes one of ${list(LANGUAGES)}: using "${primary}"`,
-      });
-      return primary as Language;
-    }
-  }
-  throw new AuthValidationError(field, list(LANGUAGES), v);
+  if (isLanguage(v)) return v;
+  if (typeof v !== 'string') throw new AuthValidationError(field, list(LANGUAGES), v);
+  const primary = v.toLowerCase().split(/[-_]/)[0];
+  const to = isLanguage(primary) ? primary : 'en';
+  changes.push({
+    field,
+    to,
+    message:
+      to === primary
+        ? `${field} "${v}" is a v6 free-form language; v7 takes one of ${list(LANGUAGES)}: using "${to}"`
+        : `${field} "${v}" is not one of the nine languages of the login page (${list(LANGUAGES)}): using "en"`,
+  });
+  return to;
 }
 
 function whiteLabel(v: unknown, changes: MigrationChange[]): AuthWhiteLabelData {
   const field = 'whiteLabel';
   if (!isObj(v)) throw new AuthValidationError(field, 'an object', v);
   const input: Obj = { ...v };
+  // Fields only v6 had mark a v6 whiteLabel (a free-form language counts: v7 would refuse it).
+  const v6 =
+    'name' in input ||
+    'dark' in input ||
+    (typeof input.defaultLanguage === 'string' && !isLanguage(input.defaultLanguage));
   if ('name' in input) {
     if ('appName' in input)
       throw new AuthValidationError(`${field}.name`, 'only one of name (v6) or appName (v7)');
@@ -137,12 +184,20 @@ function whiteLabel(v: unknown, changes: MigrationChange[]): AuthWhiteLabelData 
     });
     input.mode = mode;
     delete input.dark;
+  } else if (v6 && !('mode' in input)) {
+    changes.push({
+      field: `${field}.dark`,
+      to: `${field}.mode`,
+      message:
+        'whiteLabel is v6 and has no dark: v6 showed it light, so mode "light" (not v7\'s default "auto")',
+    });
+    input.mode = 'light';
   }
   noUnknownKeys(field, input, WHITE_LABEL_KEYS);
   const out: AuthWhiteLabelData = {};
   if (input.appName !== undefined) out.appName = str(`${field}.appName`, input.appName);
-  if (input.logoLight !== undefined) out.logoLight = str(`${field}.logoLight`, input.logoLight);
-  if (input.logoDark !== undefined) out.logoDark = str(`${field}.logoDark`, input.logoDark);
+  if (input.logoLight !== undefined) out.logoLight = logoUrl(`${field}.logoLight`, input.logoLight);
+  if (input.logoDark !== undefined) out.logoDark = logoUrl(`${field}.logoDark`, input.logoDark);
   if (input.defaultLanguage !== undefined) {
     out.defaultLanguage = language(`${field}.defaultLanguage`, input.defaultLanguage, changes);
   }
@@ -155,11 +210,11 @@ function whiteLabel(v: unknown, changes: MigrationChange[]): AuthWhiteLabelData 
       if (typeof colour !== 'string' || !COLOR.test(colour)) {
         throw new AuthValidationError(`${field}.theme.${key}`, 'a hex colour like #0364FF', colour);
       }
-      theme[key] = colour;
+      setOwn(theme, key, colour);
     }
     out.theme = theme;
   }
-  if (input.appUrl !== undefined) out.appUrl = url(`${field}.appUrl`, input.appUrl);
+  if (input.appUrl !== undefined) out.appUrl = url(`${field}.appUrl`, input.appUrl, 'web');
   if (input.useLogoLoader !== undefined)
     out.useLogoLoader = bool(`${field}.useLogoLoader`, input.useLogoLoader);
   return out;
@@ -211,7 +266,7 @@ export function validateExtraLoginOptions(v: unknown, field = 'extraLoginOptions
     }
     const params: Record<string, string> = {};
     for (const [key, value] of Object.entries(v.additionalParams)) {
-      params[key] = str(`${field}.additionalParams.${key}`, value);
+      setOwn(params, key, str(`${field}.additionalParams.${key}`, value));
     }
     out.additionalParams = params;
   }
@@ -310,6 +365,17 @@ function mfaSettings(v: unknown): MfaSettings {
   return out;
 }
 
+/**
+ * Seconds, 1 or more. No upper cap: the spec sets none (the incumbent's 7 days is its own service's
+ * policy); a Portico service may set `maxSessionTime`, and the library warns when it applies.
+ */
+function sessionTime(field: string, t: unknown): number {
+  if (typeof t !== 'number' || !Number.isSafeInteger(t) || t <= 0 || !Number.isSafeInteger(t * 1000)) {
+    throw new AuthValidationError(field, 'a whole number of seconds, 1 or more', t);
+  }
+  return t;
+}
+
 const INIT_KEYS = [
   'clientId',
   'network',
@@ -320,19 +386,20 @@ const INIT_KEYS = [
   'loginConfig',
   'useCoreKitKey',
   'chainNamespace',
+  'chainConfig',
   'mfaSettings',
   'sessionTime',
 ] as const;
 
 export interface NormalizedInit {
   params: AuthInitParams & { buildEnv: NonNullable<AuthInitParams['buildEnv']>; sessionTime: number };
-  /** v6 fields converted (one entry per field) and other adjustments, such as a capped sessionTime. */
+  /** v5/v6 fields converted, one entry per field (said as a warning by `Auth.create`). */
   changes: MigrationChange[];
 }
 
 /**
  * Validates v7 init parameters (v6 input accepted and converted) and fills defaults:
- * buildEnv `production`, sessionTime 86400 (capped at 604800), chainNamespace `eip155`.
+ * buildEnv `production`, sessionTime 86400, chainNamespace `eip155`.
  */
 export function normalizeInitParams(input: unknown): NormalizedInit {
   if (!isObj(input)) throw new AuthValidationError('initParams', 'an object', input);
@@ -349,15 +416,15 @@ export function normalizeInitParams(input: unknown): NormalizedInit {
     buildEnv: v.buildEnv === undefined ? 'production' : oneOf('buildEnv', v.buildEnv, BUILD_ENVS),
     sessionTime: DEFAULT_SESSION_TIME,
   };
-  if (v.sdkUrl !== undefined) params.sdkUrl = url('sdkUrl', v.sdkUrl);
-  if (v.redirectUrl !== undefined) params.redirectUrl = url('redirectUrl', v.redirectUrl);
+  if (v.sdkUrl !== undefined) params.sdkUrl = url('sdkUrl', v.sdkUrl, 'web');
+  if (v.redirectUrl !== undefined) params.redirectUrl = url('redirectUrl', v.redirectUrl, 'redirect');
   if (v.whiteLabel !== undefined) params.whiteLabel = whiteLabel(v.whiteLabel, changes);
   if (v.loginConfig !== undefined) {
     if (!isObj(v.loginConfig))
       throw new AuthValidationError('loginConfig', 'an object keyed by login name', v.loginConfig);
     const lc: Record<string, AuthLoginConfig> = {};
     for (const [key, entry] of Object.entries(v.loginConfig))
-      lc[key] = loginConfigEntry(`loginConfig.${key}`, entry);
+      setOwn(lc, key, loginConfigEntry(`loginConfig.${key}`, entry));
     params.loginConfig = lc;
   }
   if (v.useCoreKitKey !== undefined) params.useCoreKitKey = bool('useCoreKitKey', v.useCoreKitKey);
@@ -372,26 +439,122 @@ export function normalizeInitParams(input: unknown): NormalizedInit {
     }
     params.chainNamespace = v.chainNamespace;
   }
-  if (v.mfaSettings !== undefined) params.mfaSettings = mfaSettings(v.mfaSettings);
-  if (v.sessionTime !== undefined) {
-    const t = v.sessionTime;
-    if (typeof t !== 'number' || !Number.isInteger(t) || t <= 0) {
+  if (v.chainConfig !== undefined) {
+    params.chainConfig = validateChainConfig(v.chainConfig);
+    if (v.chainNamespace === undefined) params.chainNamespace = params.chainConfig.chainNamespace;
+    else if (params.chainConfig.chainNamespace !== params.chainNamespace) {
       throw new AuthValidationError(
-        'sessionTime',
-        `a whole number of seconds from 1 to ${MAX_SESSION_TIME}`,
-        t,
+        'chainConfig.chainNamespace',
+        `the same namespace as chainNamespace (${params.chainNamespace})`,
+        params.chainConfig.chainNamespace,
       );
     }
-    if (t > MAX_SESSION_TIME) {
-      changes.push({
-        field: 'sessionTime',
-        to: String(MAX_SESSION_TIME),
-        message: `sessionTime ${t} is above the cap: using ${MAX_SESSION_TIME} (7 days)`,
-      });
-    }
-    params.sessionTime = Math.min(t, MAX_SESSION_TIME);
   }
+  if (v.mfaSettings !== undefined) params.mfaSettings = mfaSettings(v.mfaSettings);
+  if (v.sessionTime !== undefined) params.sessionTime = sessionTime('sessionTime', v.sessionTime);
   return { params, changes };
+}
+
+const CHAIN_CONFIG_KEYS = [
+  'chainNamespace',
+  'chainId',
+  'rpcTarget',
+  'displayName',
+  'blockExplorerUrl',
+  'ticker',
+  'tickerName',
+  'logo',
+  'decimals',
+] as const;
+
+/** An http(s) URL; the value is never echoed, since an RPC URL usually carries an API key. */
+function rpcTarget(field: string, v: unknown): string {
+  const allowed = 'an absolute http(s) JSON-RPC URL, e.g. <gateway>/<network>/v3/<API_KEY>';
+  if (typeof v !== 'string') throw new AuthValidationError(field, allowed, typeof v);
+  let parsed: URL;
+  try {
+    parsed = new URL(v);
+  } catch {
+    throw new AuthValidationError(field, allowed, '(not a URL)');
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
+    throw new AuthValidationError(field, allowed, `(a ${parsed.protocol} URL)`);
+  }
+  return v;
+}
+
+/**
+ * Validates a chain for `auth.provider` (init's `chainConfig`, `auth.addChain`); the chainId comes
+ * back in its one spelling (see `normalizeChainId`).
+ */
+export function validateChainConfig(v: unknown, field = 'chainConfig'): ChainConfig {
+  if (!isObj(v)) throw new AuthValidationError(field, 'an object with chainNamespace, chainId, rpcTarget', v);
+  noUnknownKeys(field, v, CHAIN_CONFIG_KEYS);
+  const chainNamespace = oneOf(`${field}.chainNamespace`, v.chainNamespace, PROVIDER_NAMESPACES);
+  const chainId = normalizeChainId(chainNamespace, v.chainId);
+  if (!chainId) throw new AuthValidationError(`${field}.chainId`, CHAIN_ID_RULES[chainNamespace], v.chainId);
+  const out: ChainConfig = {
+    chainNamespace,
+    chainId,
+    rpcTarget: rpcTarget(`${field}.rpcTarget`, v.rpcTarget),
+  };
+  for (const key of ['displayName', 'ticker', 'tickerName'] as const) {
+    if (v[key] !== undefined) out[key] = str(`${field}.${key}`, v[key], true);
+  }
+  for (const key of ['blockExplorerUrl', 'logo'] as const) {
+    if (v[key] !== undefined) out[key] = url(`${field}.${key}`, v[key], 'web');
+  }
+  if (v.decimals !== undefined) {
+    if (
+      typeof v.decimals !== 'number' ||
+      !Number.isInteger(v.decimals) ||
+      v.decimals < 0 ||
+      v.decimals > 36
+    ) {
+      throw new AuthValidationError(`${field}.decimals`, 'a whole number from 0 to 36', v.decimals);
+    }
+    out.decimals = v.decimals;
+  }
+  return out;
+}
+
+/** v5/v6 login parameters taken apart: what v7 takes in the init parameters, and the rest. */
+export interface MigratedLoginParams {
+  params: unknown;
+  /** v5/v6 `loginParams.redirectUrl`: this login's redirect. */
+  redirectUrl?: string;
+  /** v5/v6 `loginParams.sessionTime`: this login's session length. */
+  sessionTime?: number;
+  changes: MigrationChange[];
+}
+
+/**
+ * v5 and v6 took `redirectUrl` and `sessionTime` as login parameters (v7: init parameters). They are
+ * still accepted, for the login they come with, with one warning each.
+ */
+export function migrateLoginParams(input: unknown): MigratedLoginParams {
+  if (!isObj(input)) return { params: input, changes: [] };
+  const { redirectUrl, sessionTime: time, ...params } = input;
+  const out: MigratedLoginParams = { params, changes: [] };
+  if (redirectUrl !== undefined) {
+    out.redirectUrl = url('loginParams.redirectUrl', redirectUrl, 'redirect');
+    out.changes.push({
+      field: 'loginParams.redirectUrl',
+      to: 'redirectUrl',
+      message:
+        'loginParams.redirectUrl is v5/v6: v7 takes redirectUrl in the init parameters (used for this login)',
+    });
+  }
+  if (time !== undefined) {
+    out.sessionTime = sessionTime('loginParams.sessionTime', time);
+    out.changes.push({
+      field: 'loginParams.sessionTime',
+      to: 'sessionTime',
+      message:
+        'loginParams.sessionTime is v5/v6: v7 takes sessionTime in the init parameters (used for this login)',
+    });
+  }
+  return out;
 }
 
 /** Validates login parameters against the (normalized) init parameters and fills defaults. */
@@ -404,6 +567,7 @@ export function validateLoginParams(input: unknown, init: AuthInitParams): AuthL
     'extraLoginOptions',
     'mfaLevel',
     'curve',
+    'appState',
   ]);
   const out: AuthLoginParams = {
     mfaLevel: input.mfaLevel === undefined ? 'default' : oneOf('mfaLevel', input.mfaLevel, MFA_LEVELS),
@@ -421,6 +585,7 @@ export function validateLoginParams(input: unknown, init: AuthInitParams): AuthL
   }
   if (input.extraLoginOptions !== undefined)
     out.extraLoginOptions = validateExtraLoginOptions(input.extraLoginOptions);
+  if (input.appState !== undefined) out.appState = str('appState', input.appState);
   if (out.loginProvider === 'jwt' && !init.loginConfig?.jwt && !out.extraLoginOptions?.id_token) {
     throw new AuthValidationError('extraLoginOptions.id_token', 'a JWT when loginProvider is "jwt"');
   }

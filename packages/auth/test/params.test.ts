@@ -11,6 +11,7 @@ import {
   migrateConfigCommand,
   migrateConfigFile,
   migrateInitParams,
+  migrateLoginParams,
   normalizeInitParams,
   resolveSdkUrl,
   validateLoginParams,
@@ -39,11 +40,12 @@ describe('init parameter validation', () => {
     assert.deepEqual(changes, []);
   });
 
-  it('caps sessionTime at 604800 and refuses negative, zero and fractional values', () => {
-    const { params, changes } = normalizeInitParams({ ...base, sessionTime: 10_000_000 });
-    assert.equal(params.sessionTime, 604800);
-    assert.equal(changes[0].field, 'sessionTime');
-    for (const bad of [-1, 0, 1.5, '60']) rejects({ ...base, sessionTime: bad }, 'sessionTime', /seconds/);
+  it('takes any sessionTime of a second or more, with no cap and no warning; refuses the rest', () => {
+    const { params, changes } = normalizeInitParams({ ...base, sessionTime: 30 * 86_400 });
+    assert.equal(params.sessionTime, 2_592_000);
+    assert.deepEqual(changes, []);
+    for (const bad of [-1, 0, 1.5, '60', 2 ** 53])
+      rejects({ ...base, sessionTime: bad }, 'sessionTime', /seconds/);
   });
 
   it('names the field and the allowed values for every invalid value', () => {
@@ -55,7 +57,7 @@ describe('init parameter validation', () => {
     );
     rejects({ ...base, buildEnv: 'prod' }, 'buildEnv', /production, staging, testing/);
     rejects(
-      { ...base, whiteLabel: { defaultLanguage: 'it' } },
+      { ...base, whiteLabel: { defaultLanguage: 7 } },
       'whiteLabel.defaultLanguage',
       /en, de, ja, ko, zh, es, fr, pt, nl/,
     );
@@ -249,6 +251,65 @@ describe('v6 input', () => {
     );
   });
 
+  it('a v6 whiteLabel without dark is light, as v6 showed it; a v7 one keeps the default (auto)', async () => {
+    const warnings: string[] = [];
+    const auth = await Auth.create(
+      { ...base, whiteLabel: { name: 'Old', theme: { primary: '#123456' } } } as never,
+      {
+        storage: new MemoryStorage(),
+        onWarning: (m) => warnings.push(m),
+      },
+    );
+    assert.equal(auth.initParams.whiteLabel?.mode, 'light');
+    assert.match(warnings.join('\n'), /v6 and has no dark: v6 showed it light, so mode "light"/);
+    assert.equal(
+      normalizeInitParams({ ...base, whiteLabel: { appName: 'New' } }).params.whiteLabel?.mode,
+      undefined,
+    );
+    assert.equal(
+      normalizeInitParams({ ...base, whiteLabel: { name: 'Mixed', mode: 'dark' } }).params.whiteLabel?.mode,
+      'dark',
+    );
+    assert.equal(
+      normalizeInitParams({ ...base, whiteLabel: { defaultLanguage: 'de-DE' } }).params.whiteLabel?.mode,
+      'light',
+      'a free-form language marks a v6 whiteLabel too',
+    );
+  });
+
+  it('a v6 defaultLanguage outside the nine ("it") becomes "en" with a warning, in Auth.create', async () => {
+    const warnings: string[] = [];
+    const auth = await Auth.create({ ...base, whiteLabel: { defaultLanguage: 'it' } } as never, {
+      storage: new MemoryStorage(),
+      onWarning: (m) => warnings.push(m),
+    });
+    assert.equal(auth.initParams.whiteLabel?.defaultLanguage, 'en');
+    assert.match(
+      warnings.join('\n'),
+      /"it" is not one of the nine languages of the login page .*: using "en"/,
+    );
+  });
+
+  it('v5/v6 login parameters: sessionTime and redirectUrl apply to that login with a warning; appState comes back', async () => {
+    const { params, redirectUrl, sessionTime, changes } = migrateLoginParams({
+      loginProvider: 'google',
+      redirectUrl: 'com.example.app://auth',
+      sessionTime: 3600,
+      appState: 'cart=3',
+    });
+    assert.deepEqual(params, { loginProvider: 'google', appState: 'cart=3' });
+    assert.equal(redirectUrl, 'com.example.app://auth');
+    assert.equal(sessionTime, 3600);
+    assert.deepEqual(
+      changes.map((c) => c.field),
+      ['loginParams.redirectUrl', 'loginParams.sessionTime'],
+    );
+    assert.throws(() => migrateLoginParams({ sessionTime: 0 }), /loginParams\.sessionTime/);
+    assert.throws(() => migrateLoginParams({ redirectUrl: 'javascript:x' }), /loginParams\.redirectUrl/);
+    const init = normalizeInitParams(base).params;
+    assert.equal(validateLoginParams(params, init).appState, 'cart=3');
+  });
+
   const dir = tempDir();
   after(() => dir.cleanup());
   it('migrateConfigFile rewrites a v6 JSON config, top level or nested', async () => {
@@ -285,6 +346,26 @@ describe('v6 input', () => {
     const bad = join(dir.path, 'bad.json');
     assert.equal(await migrateConfigCommand(bad, { print: (l) => lines.push(l) }), 1);
     assert.match(lines.at(-1) ?? '', /network/);
+  });
+
+  it('portico migrate-config turns "it" into "en" and a whiteLabel without dark into light, and says so', async () => {
+    const file = join(dir.path, 'italian.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        auth: { clientId: 'abc', network: 'aqua', whiteLabel: { name: 'Ciao', defaultLanguage: 'it' } },
+      }),
+    );
+    const lines: string[] = [];
+    assert.equal(await migrateConfigCommand(file, { print: (l) => lines.push(l) }), 0);
+    const migrated = JSON.parse(readFileSync(file, 'utf8'));
+    assert.deepEqual(migrated.auth.whiteLabel, { appName: 'Ciao', defaultLanguage: 'en', mode: 'light' });
+    assert.match(
+      lines.join('\n'),
+      /auth\.whiteLabel\.defaultLanguage → en: .*"it" is not one of the nine languages/,
+    );
+    assert.match(lines.join('\n'), /auth\.whiteLabel\.dark → auth\.whiteLabel\.mode: .*mode "light"/);
+    assert.match(lines.at(-1) ?? '', /rewritten to v7 \(3 changes\)/);
   });
 });
 

@@ -328,7 +328,7 @@ let lang = 'en';
 let loginId = '';
 
 function t(key, vars = {}) {
-  const text = (STRINGS[lang] ?? STRINGS.en)[key] ?? STRINGS.en[key];
+  const text = (Object.hasOwn(STRINGS, lang) ? STRINGS[lang] : STRINGS.en)[key] ?? STRINGS.en[key];
   return text.replace(/\{(\w+)\}/g, (_, name) => vars[name] ?? '');
 }
 
@@ -380,17 +380,21 @@ function readLoginId() {
   return decodeB64(raw).loginId ?? '';
 }
 
-function safeUrl(value) {
+// What the page's CSP lets it show: logos over https: or as data:image/ URLs; links over http(s).
+function safeUrl(value, kind) {
   try {
     const url = new URL(value);
-    return url.protocol === 'https:' || url.protocol === 'http:' || url.protocol === 'data:' ? url.href : '';
+    if (kind === 'image') {
+      return url.protocol === 'https:' || /^data:image\//.test(url.href) ? url.href : '';
+    }
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : '';
   } catch {
     return '';
   }
 }
 
 function applyWhiteLabel(wl) {
-  lang = STRINGS[wl.defaultLanguage] ? wl.defaultLanguage : 'en';
+  lang = Object.hasOwn(STRINGS, wl.defaultLanguage) ? wl.defaultLanguage : 'en';
   document.documentElement.lang = lang;
   const dark =
     wl.mode === 'dark' || (wl.mode === 'auto' && window.matchMedia('(prefers-color-scheme: dark)').matches);
@@ -398,19 +402,24 @@ function applyWhiteLabel(wl) {
   if (/^#[0-9a-fA-F]{3,8}$/.test(wl.primary))
     document.documentElement.style.setProperty('--primary', wl.primary);
   // logoLight is meant for dark backgrounds, logoDark for light ones.
-  const logo = safeUrl(dark ? (wl.logoLight ?? wl.logoDark ?? '') : (wl.logoDark ?? wl.logoLight ?? ''));
+  const logo = safeUrl(
+    dark ? (wl.logoLight ?? wl.logoDark ?? '') : (wl.logoDark ?? wl.logoLight ?? ''),
+    'image',
+  );
   if (logo) $('logo').src = logo;
-  $('logo').alt = wl.appName;
+  $('logo').alt = wl.appName ?? '';
   if (wl.useLogoLoader) {
     $('spinner').hidden = true;
     $('logo').classList.add('loading');
   }
-  document.title = t('title', { app: wl.appName });
-  $('title').textContent = t('title', { app: wl.appName });
+  // Without anything that names the app, just "Sign in" (never the service's own address).
+  const title = wl.appName ? t('title', { app: wl.appName }) : t('signIn');
+  document.title = title;
+  $('title').textContent = title;
   $('loading-text').textContent = t('loading');
   $('cancel').textContent = t('cancel');
   $('powered').textContent = t('powered');
-  const appUrl = safeUrl(wl.appUrl);
+  const appUrl = wl.appUrl ? safeUrl(wl.appUrl, 'link') : '';
   if (appUrl) {
     const link = document.createElement('a');
     link.href = appUrl;
@@ -558,8 +567,11 @@ function showRecover(step) {
     try {
       const done = await post('/api/mfa/recover', { loginId });
       const url = new URL(done.url);
-      const result = decodeB64(new URLSearchParams(url.hash.slice(1)).get('b64Params'));
-      url.hash = `b64Params=${encodeB64({ ...result, mfaFactor: factor })}`;
+      const fragment = new URLSearchParams(url.hash.slice(1));
+      const result = decodeB64(fragment.get('b64Params'));
+      // The rest of the fragment (the /done page's origin) stays as the service made it.
+      fragment.set('b64Params', encodeB64({ ...result, mfaFactor: factor }));
+      url.hash = fragment.toString();
       $('mfa-recover-phrase').value = '';
       $('mfa-recover-password').value = '';
       location.replace(url.href);

@@ -1,5 +1,6 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { type ExtraLoginOptions, ownValue } from '@portico/auth';
 import {
   createLocalJWKSet,
   createRemoteJWKSet,
@@ -10,22 +11,21 @@ import {
   jwtVerify,
 } from 'jose';
 import type { AuthStore } from '../store.ts';
+import { appIdOptions, checkVerifierIdRules, type VerifierIdRules, verifierIdFrom } from './app-options.ts';
 import { type Identity, VerifierError } from './types.ts';
 
-/** A custom JWT verifier: the app's own tokens, checked against its JWKS. */
-export interface JwtVerifierConfig {
+/**
+ * A custom JWT verifier: the app's own tokens, checked against its JWKS. `verifierIdField`,
+ * `isVerifierIdCaseSensitive` and `leeway` (default 0) are the defaults; an app may ask for other
+ * values within `verifierIdFields`, `allowCaseInsensitive` and `maxLeeway` (see `VerifierIdRules`).
+ */
+export interface JwtVerifierConfig extends VerifierIdRules {
   type: 'jwt';
   /** Where the issuer publishes its JWKS; or give `keys`. */
   jwksUrl?: string;
   keys?: JWK[];
-  /** Claim holding the verifier id (default `sub`). */
-  verifierIdField?: string;
-  /** Default true; when false the verifier id is lowercased. */
-  isVerifierIdCaseSensitive?: boolean;
   /** Up to three exact claim checks, e.g. `{ iss: 'https://idp.example', aud: 'my-app' }`. */
   claims?: Record<string, string>;
-  /** Clock skew allowed in seconds (default 0). */
-  leeway?: number;
   /** Oldest accepted `iat`, in seconds (default 60, as the reference). */
   maxTokenAgeSeconds?: number;
   /** Display name on the login page. */
@@ -49,9 +49,12 @@ export class JwtVerifier {
     if (config.claims && Object.keys(config.claims).length > 3) {
       throw new Error(`verifier ${name}: at most three claim checks`);
     }
+    checkVerifierIdRules(name, config, 0);
   }
 
-  async verify(token: string): Promise<Identity> {
+  /** Verifies `token`; `extra` carries the app's verifierIdField, isVerifierIdCaseSensitive and leeway. */
+  async verify(token: string, extra?: ExtraLoginOptions): Promise<Identity> {
+    const options = appIdOptions(this.name, this.config, extra, 0);
     let header: ReturnType<typeof decodeProtectedHeader>;
     try {
       header = decodeProtectedHeader(token);
@@ -62,7 +65,7 @@ export class JwtVerifier {
       throw new VerifierError(`Token algorithm not allowed: ${String(header.alg)}`);
     }
     if (!header.kid) throw new VerifierError('Token has no kid');
-    const leeway = this.config.leeway ?? 0;
+    const { leeway } = options;
     const maxAge = this.config.maxTokenAgeSeconds ?? 60;
     let payload: JWTPayload;
     try {
@@ -76,15 +79,12 @@ export class JwtVerifier {
       throw new VerifierError(joseMessage(err, maxAge));
     }
     for (const [claim, expected] of Object.entries(this.config.claims ?? {})) {
-      const actual = payload[claim];
+      const actual = ownValue(payload, claim);
       const ok = Array.isArray(actual) ? actual.includes(expected) : actual === expected;
       if (!ok) throw new VerifierError(`Claim check failed: ${claim}`);
     }
-    const field = this.config.verifierIdField ?? 'sub';
-    const raw = payload[field];
-    if (typeof raw !== 'string' || raw === '')
-      throw new VerifierError(`Token has no verifier id in "${field}"`);
-    const verifierId = this.config.isVerifierIdCaseSensitive === false ? raw.toLowerCase() : raw;
+    const verifierId = verifierIdFrom(payload, options);
+    if (verifierId === undefined) throw new VerifierError(`Token has no verifier id in "${options.field}"`);
     const hash = bytesToHex(sha256(utf8ToBytes(`jwt\n${token}`)));
     const keepUntil = ((payload.exp ?? (payload.iat ?? 0) + maxAge) + leeway + 60) * 1000;
     if (!(await this.store.markTokenUsed(hash, Math.max(keepUntil, Date.now() + (maxAge + leeway) * 1000)))) {
@@ -92,6 +92,7 @@ export class JwtVerifier {
     }
     return {
       verifierId,
+      claim: options.claim,
       email: typeof payload.email === 'string' ? payload.email : undefined,
       name: typeof payload.name === 'string' ? payload.name : undefined,
       profileImage: typeof payload.picture === 'string' ? payload.picture : undefined,

@@ -1,6 +1,8 @@
 /** Who the verifier says logged in. */
 export interface Identity {
   verifierId: string;
+  /** The claim the id came from when it is not the verifier's own verifierIdField (keys kept apart per claim). */
+  claim?: string;
   email?: string;
   name?: string;
   profileImage?: string;

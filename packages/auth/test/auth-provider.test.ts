@@ -1,0 +1,178 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type AuthServer, startAuthServer } from '@portico/auth-server';
+import { tempDir, unsignedTransfer } from '@portico/testkit';
+import { createSolanaRpc, devnet, generateKeyPairSigner } from '@solana/kit';
+import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
+import { createPublicClient, createWalletClient, custom, defineChain, http, parseEther } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import {
+  Auth,
+  type AuthInitParams,
+  type Eip155Provider,
+  MemoryStorage,
+  type SolanaProvider,
+} from '../src/index.ts';
+import { type ChainStack, startChainStack, waitForSignature } from './chain-stack.ts';
+
+const CLIENT_ID = 'BPi5PB_UiIZ-cPz1GtV5i1I2iOSOHuimiXBI0e-Oe_u6X3oVAbCiAZOTEBtTXw4tsluTITPqA8zMsfxIKMjiqNQ';
+const local = defineChain({
+  id: 31337,
+  name: 'local',
+  nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+  rpcUrls: { default: { http: ['http://unused.invalid'] } },
+});
+
+// Auth wires the providers: a real headless JWT login against the real auth service (custom-JWT
+// verifier), real anvil and Solana ledger behind a real gateway.
+describe('auth.provider follows the login', { timeout: 120_000 }, () => {
+  const dir = tempDir('portico-auth-provider-');
+  let stack: ChainStack;
+  let service: AuthServer;
+  let rpcUrl: (network: string) => string;
+  let signingKey: CryptoKey;
+
+  const token = (sub: string) =>
+    new SignJWT({ sub }).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuedAt().sign(signingKey);
+
+  const create = (extra: Partial<AuthInitParams>, storage = new MemoryStorage()) =>
+    Auth.create(
+      { clientId: CLIENT_ID, network: 'sapphire_devnet', sdkUrl: service.sdkUrl, ...extra },
+      { storage },
+    );
+
+  const evm = (): Partial<AuthInitParams> => ({
+    chainConfig: { chainNamespace: 'eip155', chainId: '0x7a69', rpcTarget: rpcUrl('local'), ticker: 'ETH' },
+  });
+
+  // A getter read after an assertion on it: TypeScript would keep the narrowed type otherwise.
+  const evmProvider = (auth: Auth) => auth.provider as Eip155Provider;
+
+  before(async () => {
+    stack = await startChainStack({ evm: { local: 31337 }, solana: true });
+    rpcUrl = (await stack.newKey()).url;
+    const { privateKey, publicKey } = await generateKeyPair('ES256');
+    signingKey = privateKey as CryptoKey;
+    const jwk: JWK = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256' };
+    service = await startAuthServer({
+      dataDir: dir.path,
+      masterKey: 'b'.repeat(64),
+      verifiers: { jwt: { type: 'jwt', keys: [jwk] } },
+    });
+  });
+  after(async () => {
+    await service?.close();
+    await stack?.close();
+    dir.cleanup();
+  });
+
+  it('appears after login as an EIP-1193 provider of the user’s key, and is gone after logout', async () => {
+    const auth = await create(evm());
+    assert.equal(auth.provider, null, 'no provider before login');
+    await auth.login({ loginProvider: 'jwt', extraLoginOptions: { id_token: await token('alice') } });
+    const provider = evmProvider(auth);
+    assert.ok(provider, 'a provider after login');
+    const user = privateKeyToAccount(`0x${auth.getPrivKey()}`);
+    assert.deepEqual(await provider.request({ method: 'eth_accounts' }), [user.address]);
+    assert.equal(await provider.request({ method: 'eth_chainId' }), '0x7a69');
+
+    await stack.fundEvm('local', user.address);
+    const wallet = createWalletClient({ chain: local, transport: custom(provider), account: user.address });
+    const hash = await wallet.sendTransaction({
+      to: '0x000000000000000000000000000000000000dEaD',
+      value: parseEther('0.01'),
+    });
+    const receipt = await createPublicClient({
+      chain: local,
+      transport: http(rpcUrl('local')),
+    }).waitForTransactionReceipt({ hash });
+    assert.equal(receipt.status, 'success');
+
+    const events: unknown[] = [];
+    provider.on('accountsChanged', (accounts) => events.push(['accountsChanged', accounts]));
+    provider.on('disconnect', (error) => events.push(['disconnect', error.code]));
+    await auth.logout();
+    assert.equal(auth.provider, null, 'no provider after logout');
+    assert.deepEqual(events, [
+      ['accountsChanged', []],
+      ['disconnect', 4900],
+    ]);
+    await assert.rejects(provider.request({ method: 'personal_sign', params: ['0x00', user.address] }), {
+      code: 4900,
+    });
+  });
+
+  it('comes back on restore, honours useCoreKitKey, and announces another user as accountsChanged', async () => {
+    const storage = new MemoryStorage();
+    const first = await create({ ...evm(), useCoreKitKey: true }, storage);
+    await first.login({ loginProvider: 'jwt', extraLoginOptions: { id_token: await token('bob') } });
+    const coreKitAddress = privateKeyToAccount(`0x${first.state.coreKitKey}`).address;
+    assert.notEqual(coreKitAddress, privateKeyToAccount(`0x${first.state.privKey}`).address);
+    assert.deepEqual(await first.provider?.request({ method: 'eth_requestAccounts' }), [coreKitAddress]);
+
+    const restored = await create({ ...evm(), useCoreKitKey: true }, storage);
+    const provider = restored.provider as Eip155Provider;
+    assert.ok(provider, 'restored session, restored provider');
+    assert.deepEqual(await provider.request({ method: 'eth_accounts' }), [coreKitAddress]);
+
+    const changes: string[][] = [];
+    provider.on('accountsChanged', (accounts) => changes.push(accounts));
+    await restored.login({ loginProvider: 'jwt', extraLoginOptions: { id_token: await token('carol') } });
+    assert.equal(restored.provider, provider, 'the same provider object follows the new user');
+    const carol = privateKeyToAccount(`0x${restored.state.coreKitKey}`).address;
+    assert.deepEqual(changes, [[carol]]);
+    assert.deepEqual(await provider.request({ method: 'eth_accounts' }), [carol]);
+  });
+
+  it('addChain and switchChain work before and after login, and the provider starts on the chosen chain', async () => {
+    const auth = await create(evm());
+    auth.addChain({
+      chainNamespace: 'eip155',
+      chainId: '0x2105',
+      rpcTarget: rpcUrl('local'),
+      displayName: 'Other',
+    });
+    assert.throws(() => auth.switchChain({ chainId: '0x1' }), {
+      name: 'AuthValidationError',
+      field: 'chainId',
+    });
+    assert.throws(
+      () => auth.addChain({ chainNamespace: 'solana', chainId: '0x3', rpcTarget: rpcUrl('solana-local') }),
+      { field: 'chainConfig.chainNamespace' },
+    );
+    auth.switchChain({ chainId: '0x2105' });
+    await auth.login({ loginProvider: 'jwt', extraLoginOptions: { id_token: await token('dave') } });
+    const provider = auth.provider as Eip155Provider;
+    assert.equal(await provider.request({ method: 'eth_chainId' }), '0x2105');
+    const changed: string[] = [];
+    provider.on('chainChanged', (id) => changed.push(id));
+    auth.switchChain({ chainId: '0x7a69' });
+    assert.deepEqual(changed, ['0x7a69']);
+  });
+
+  it('on solana, signAndSendTransaction of a transfer lands on the ledger, visible with getSignaturesForAddress', async () => {
+    const chainId = stack.solana?.chainId as string;
+    const auth = await create({
+      chainConfig: { chainNamespace: 'solana', chainId, rpcTarget: rpcUrl('solana-local') },
+    });
+    assert.equal(auth.initParams.chainNamespace, 'solana', 'chainNamespace follows chainConfig');
+    await auth.login({ loginProvider: 'jwt', extraLoginOptions: { id_token: await token('erin') } });
+    const provider = auth.provider as SolanaProvider;
+    const [user] = await provider.requestAccounts();
+    assert.equal(user, provider.getSigner().address);
+    await stack.airdrop(user, 1_000_000_000);
+    const rpc = createSolanaRpc(devnet(rpcUrl('solana-local')));
+    const recipient = (await generateKeyPairSigner()).address;
+    const tx = await unsignedTransfer(rpcUrl('solana-local'), {
+      from: user,
+      to: recipient,
+      lamports: 1_000_000n,
+    });
+    const { signature } = await provider.signAndSendTransaction(tx);
+    const found = await waitForSignature(rpc, signature, recipient);
+    assert.ok(found, 'the transfer is in the recipient’s history');
+    await auth.logout();
+    assert.equal(auth.provider, null);
+    assert.deepEqual(await provider.getAccounts(), []);
+  });
+});
