@@ -1,5 +1,9 @@
 import type { DevConfigOut } from './commands/dev.ts';
 
+/** Said in the banner: the dev auth service's logins are open to anyone who can reach it. */
+export const DEV_LOGIN_WARNING =
+  'WARNING: development logins are on: anyone who can reach the auth service can log in as any user (the login form, /dev/token, portico dev-token). For development only; never expose portico dev.';
+
 /** The text `portico dev` prints once everything is up: addresses, keys, copy-paste examples. */
 export function printBanner(config: DevConfigOut, options: { blockTime: number; walletLines: string[] }) {
   const curlTo = (url: string, method: string, params: unknown[]) =>
@@ -23,7 +27,11 @@ export function printBanner(config: DevConfigOut, options: { blockTime: number; 
     `  Demo contract  ${config.evm.demoContract}`,
     `  Solana ledger  ${config.solana.upstreamUrl}  (dev accounts ${config.solana.devAccounts.map((a) => `${a.name} ${a.address}`).join(', ')})`,
     `  Auth login     ${config.auth.sdkUrl}/start   (JWKS ${config.auth.jwksUrl})`,
+    `  Dev login      POST ${config.auth.devJwt.tokenUrl} {"sub":"alice"}  or  portico dev-token alice   (loginProvider "${config.auth.devJwt.loginProvider}")`,
+    `  Faucet         new users get ${config.faucet.amounts.eip155} ETH and ${config.faucet.amounts.solana} SOL;  portico fund <address> [--amount N]   (POST ${config.faucet.url})`,
     ...options.walletLines.map((line) => `  ${line}`),
+    '',
+    `  ${DEV_LOGIN_WARNING}`,
     '',
 
     'Try:',

@@ -1,7 +1,3 @@
-import { runDev } from './commands/dev.ts';
-import { runKeys } from './commands/keys.ts';
-import { runMigrateConfig } from './commands/migrate-config.ts';
-import { runStart } from './commands/start.ts';
 import { CliError } from './errors.ts';
 
 const USAGE = `portico — self-hostable Web3 access platform
@@ -13,15 +9,20 @@ Usage:
   portico keys list [--json] [--data-dir DIR | --url URL --admin-token T]
   portico keys revoke KEY_ID [--json] [--data-dir DIR | --url URL --admin-token T]
   portico migrate-config FILE [--dry-run]
+  portico dev-token USER_ID [--email E] [--name N] [--json] [--data-dir DIR]
+  portico fund ADDRESS [--amount N] [--json] [--data-dir DIR | --url URL]
 
 
 Run 'portico <command> --help' for the options of a command.`;
 
-const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
-  dev: runDev,
-  start: runStart,
-  keys: runKeys,
-  'migrate-config': runMigrateConfig,
+// Each command loads only what it runs (portico fund need not load the gateway or the wallet).
+const COMMANDS: Record<string, () => Promise<(args: string[]) => Promise<number>>> = {
+  dev: async () => (await import('./commands/dev.ts')).runDev,
+  start: async () => (await import('./commands/start.ts')).runStart,
+  keys: async () => (await import('./commands/keys.ts')).runKeys,
+  'migrate-config': async () => (await import('./commands/migrate-config.ts')).runMigrateConfig,
+  'dev-token': async () => (await import('./commands/dev-token.ts')).runDevToken,
+  fund: async () => (await import('./commands/fund.ts')).runFund,
 };
 
 /** Runs the command line; returns the exit code. */
@@ -31,13 +32,13 @@ export async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return command ? 0 : 1;
   }
-  const run = COMMANDS[command];
-  if (!run) {
+  const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (!load) {
     console.error(`portico: unknown command "${command}"\n\n${USAGE}`);
     return 2;
   }
   try {
-    return await run(rest);
+    return await (await load())(rest);
   } catch (error) {
     if (error instanceof CliError || (error as Error).name === 'ConfigError' || error instanceof TypeError) {
       console.error(`portico ${command}: ${(error as Error).message}`);

@@ -1,38 +1,10 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { tempDir } from '@portico/testkit';
 import { createPublicClient, http } from 'viem';
 import { foundry } from 'viem/chains';
-import type { DevConfigOut } from '../src/commands/dev.ts';
-
-const BIN = new URL('../bin/portico.mjs', import.meta.url).pathname;
-
-type Running = { child: ChildProcess; config: DevConfigOut; output: () => string };
-
-/** Starts `portico dev` as a user would and waits for its --config-out file. */
-async function startDev(dataDir: string, extra: string[] = []): Promise<Running> {
-  const configPath = join(dataDir, `config-${Date.now()}.json`);
-  const child = spawn(
-    process.execPath,
-    [BIN, 'dev', '--port', '0', '--data-dir', dataDir, '--config-out', configPath, ...extra],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  child.stdout?.on('data', (c) => (output += c));
-  child.stderr?.on('data', (c) => (output += c));
-  const deadline = Date.now() + 60_000;
-  while (!existsSync(configPath) || !output.includes('Try:')) {
-    if (child.exitCode !== null) throw new Error(`portico dev exited early:\n${output}`);
-    if (Date.now() > deadline) throw new Error(`portico dev did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { child, config: JSON.parse(readFileSync(configPath, 'utf8')), output: () => output };
-}
+import { DEV_WALLET_CLIENT_ID } from '../src/commands/dev.ts';
+import { BIN, type Running, startDev } from './dev-process.ts';
 
 function processAlive(pid: number) {
   try {
@@ -92,7 +64,39 @@ describe('portico dev', () => {
 
     const approval = await fetch(dev.config.wallet.approvalUrl.split('#')[0]);
     assert.equal(approval.status, 200);
+    assert.equal(dev.config.wallet.accountSource, 'dev');
+    assert.deepEqual(dev.config.wallet.auth, {
+      sdkUrl: dev.config.auth.sdkUrl,
+      clientId: DEV_WALLET_CLIENT_ID,
+    });
     assert.ok(!dev.output().includes(dev.config.adminToken), 'the banner does not print the admin token');
+  });
+
+  test('the wallet logs its user in through the dev auth service: "Log in" parks a login there under the wallet’s name', async () => {
+    const [base, token] = dev.config.wallet.approvalUrl.split('/approve#token=');
+    const started = await fetch(`${base}/api/login`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    const { loginUrl } = (await started.json()) as { loginUrl: string };
+    assert.ok(loginUrl.startsWith(`${dev.config.auth.sdkUrl}/start#b64Params=`));
+    // What the login page shows for it: the wallet's name, the development login.
+    const { loginId } = JSON.parse(Buffer.from(loginUrl.split('b64Params=')[1], 'base64url').toString());
+    const view = (await (
+      await fetch(`${dev.config.auth.sdkUrl}/api/login/request`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ loginId }),
+      })
+    ).json()) as { whiteLabel: { appName: string }; providers: { id: string }[]; redirectUrl: string };
+    assert.equal(view.whiteLabel.appName, 'Portico wallet');
+    assert.ok(view.providers.some((p) => p.id === 'portico-dev'));
+    assert.match(view.redirectUrl, new RegExp(`^${base}/login/callback/[0-9a-f]{32}$`));
+    await fetch(`${base}/api/login/cancel`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+    });
   });
 
   test('the banner prints the addresses, the key and curl examples that work', async () => {

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type Anvil, startAnvil } from '@portico/devchain';
 import { type Gateway, parseConfig, startGateway } from '@portico/gateway';
-import { launchChromium } from '@portico/testkit';
+import { assertAccessible, launchChromium } from '@portico/testkit';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { createDashboardHandler } from '../src/index.ts';
 
@@ -15,7 +14,6 @@ import { createDashboardHandler } from '../src/index.ts';
 // Screenshots are written only when PORTICO_SCREENSHOTS names a folder (docs/screenshots).
 
 const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SCREENSHOTS = process.env.PORTICO_SCREENSHOTS ? resolve(process.env.PORTICO_SCREENSHOTS) : undefined;
 
 let anvil: Anvil;
@@ -63,22 +61,6 @@ async function openPage(viewport = { width: 1100, height: 900 }): Promise<{ page
   });
   await page.goto(dashboardUrl);
   return { page, errors };
-}
-
-type AxeResults = { violations: { id: string; help: string; nodes: { target: unknown[] }[] }[] };
-
-/** axe-core's WCAG 2.1 A/AA rules (labels, contrast, names, landmarks) must find nothing. */
-async function assertAccessible(page: Page, screen: string) {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: AXE_SOURCE });
-  const results = (await page.evaluate(() =>
-    (
-      window as unknown as { axe: { run: (context: Document, options: unknown) => Promise<unknown> } }
-    ).axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }),
-  )) as AxeResults;
-  const found = results.violations.map(
-    (v) => `${v.id}: ${v.help} (${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')})`,
-  );
-  assert.deepEqual(found, [], `accessibility problems on the ${screen} screen`);
 }
 
 async function screenshot(page: Page, name: string, part?: Locator) {

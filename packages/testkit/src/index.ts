@@ -1,2 +1,5 @@
+export { assertAccessible } from './accessibility.ts';
 export { CHROMIUM_ARGS, CHROMIUM_PATH, launchChromium } from './browser.ts';
+export { usageByMethod } from './gateway.ts';
 export { serviceUrl, tempDir } from './services.ts';
+export { unsignedTransfer, waitForSignature } from './solana.ts';

@@ -1,5 +1,11 @@
-export { APPROVAL_PAGE } from './approval-page.ts';
-export { type ApprovalQueue, createApprovalQueue, type PendingApproval } from './approvals.ts';
+export {
+  type ApprovalQueue,
+  createApprovalQueue,
+  type PendingApproval,
+  type PendingConnection,
+  type PendingSignature,
+  type SignatureOutcome,
+} from './approvals.ts';
 export {
   createEip155Chain,
   EIP155_NOTIFICATIONS,
@@ -14,8 +20,35 @@ export {
   type SolanaChainOptions,
   verifySolanaSignature,
 } from './chains/solana.ts';
-export { createKeyring, DEV_MNEMONIC, type Keyring, type SolanaAccount } from './keyring.ts';
+export {
+  createKeyring,
+  DEV_MNEMONIC,
+  deriveAccounts,
+  type Keyring,
+  type KeyringNamespace,
+  type NamespaceAccounts,
+  type SolanaAccount,
+  solanaAccountFromPrivateKey,
+} from './keyring.ts';
+export {
+  accountsFromAuthKeys,
+  type WalletAuthOptions,
+  type WalletLoginParams,
+  type WalletLoginStart,
+  type WalletUser,
+} from './login.ts';
 export { createRpcClient, type RpcClient, RpcError } from './rpc.ts';
+export type { AccountView, BalanceView } from './server.ts';
+export { describeEvmTransaction, describeTypedData } from './signing/eip155.ts';
+export { describeMessage } from './signing/message.ts';
+export { describeSolanaTransaction } from './signing/solana.ts';
+export type {
+  ConfirmSigning,
+  KnownContract,
+  SigningDetails,
+  SigningField,
+  SigningRequest,
+} from './signing/types.ts';
 export { deriveEd25519PrivateKey } from './slip10.ts';
 export {
   AUTO_APPROVE_WARNING,

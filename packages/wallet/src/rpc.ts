@@ -1,4 +1,4 @@
-import type { Json } from '@metamask/utils';
+import type { Json } from '@portico/multichain';
 
 /** A JSON-RPC error as thrown by the wallet's chain code: becomes the top-level error of wallet_invokeMethod. */
 export class RpcError extends Error {

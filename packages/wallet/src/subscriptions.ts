@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Json } from '@metamask/utils';
-import type { InvokeContext } from '@portico/multichain';
+import type { InvokeContext, Json } from '@portico/multichain';
 import WebSocket from 'ws';
 import { type RpcClient, RpcError } from './rpc.ts';
 

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
 import { getMultichainClient, MultichainApiError } from '@metamask/multichain-api-client';
 import { type Anvil, startAnvil } from '@portico/devchain';
 import { getPorticoTransport, type WalletNotification } from '@portico/multichain';
 import { serviceUrl, tempDir } from '@portico/testkit';
 import { createPublicClient, type Hex, http, parseEther, verifyMessage, verifyTypedData } from 'viem';
+import WebSocket from 'ws';
 import {
   AUTO_APPROVE_WARNING,
   startWallet,
@@ -238,6 +240,81 @@ describe('reference wallet with @metamask/multichain-api-client over the Portico
       }
     } finally {
       await manual.close();
+    }
+  });
+
+  test('names from outside never reach Object.prototype: JSON-RPC methods, invoked methods and scopes, the approval API', async () => {
+    const guarded = await startWallet({ chains: [{ chainId: SCOPE, rpcUrl: anvil.url }] });
+    const socket = new WebSocket(guarded.wsUrl, { origin: 'https://proto.test' });
+    try {
+      await once(socket, 'open');
+      type Response = { id: number; result?: unknown; error?: { code: number } };
+      const waiting = new Map<number, (response: Response) => void>();
+      socket.on('message', (data) => {
+        const message = JSON.parse(String(data)) as Response;
+        waiting.get(message.id)?.(message);
+      });
+      let id = 0;
+      const call = (method: string, params?: unknown) =>
+        new Promise<Response>((resolve) => {
+          waiting.set(++id, resolve);
+          socket.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+        });
+      for (const name of ['hasOwnProperty', 'constructor', '__proto__', 'toString'])
+        assert.equal((await call(name, {})).error?.code, -32601, name);
+
+      // The approval API: an id named after a prototype member is no pending request; an answer
+      // naming scopes that were not offered grants none of them.
+      const requested = call('wallet_createSession', {
+        optionalScopes: { [SCOPE]: { methods: [], notifications: [] } },
+      });
+      const first = await waitForApproval(guarded);
+      const [base, token] = guarded.approvalUrl.split('/approve#token=');
+      for (const name of ['__proto__', 'constructor', 'hasOwnProperty']) {
+        const response = await fetch(`${base}/api/approvals/${name}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}` },
+          body: '{"approved":true}',
+        });
+        assert.equal(response.status, 404, name);
+      }
+      const bogus = `{"approved":true,"scopes":["__proto__","toString"],"accounts":{"__proto__":["${ACCOUNT_0}"]}}`;
+      await api(guarded, `/api/approvals/${first.id}`, { method: 'POST', body: bogus });
+      assert.equal((await requested).error?.code, 4001);
+
+      const again = call('wallet_createSession', {
+        optionalScopes: { [SCOPE]: { methods: [], notifications: [] } },
+      });
+      const second = await waitForApproval(guarded);
+      const mixed = `{"approved":true,"scopes":["constructor","${SCOPE}"],"accounts":{"__proto__":["${ACCOUNT_0}"],"eip155":["${ACCOUNT_1}"]}}`;
+      await api(guarded, `/api/approvals/${second.id}`, { method: 'POST', body: mixed });
+      const { result } = await again;
+      assert.deepEqual(Object.keys((result as { sessionScopes: object }).sessionScopes), [SCOPE]);
+      assert.deepEqual(
+        (result as { sessionScopes: Record<string, { accounts: string[] }> }).sessionScopes[SCOPE].accounts,
+        [`${SCOPE}:${ACCOUNT_1}`],
+      );
+
+      for (const name of ['constructor', '__proto__', 'toString']) {
+        const method = await call('wallet_invokeMethod', {
+          scope: SCOPE,
+          request: { method: name, params: [] },
+        });
+        assert.equal(method.error?.code, 4100, `method ${name}`);
+        const scope = await call('wallet_invokeMethod', {
+          scope: name,
+          request: { method: 'eth_chainId', params: [] },
+        });
+        assert.equal(scope.error?.code, 4100, `scope ${name}`);
+      }
+      const chainId = await call('wallet_invokeMethod', {
+        scope: SCOPE,
+        request: { method: 'eth_chainId', params: [] },
+      });
+      assert.equal(chainId.result, '0x7a69', 'the wallet keeps serving');
+    } finally {
+      socket.close();
+      await guarded.close();
     }
   });
 

@@ -1,11 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startAuthServer } from '@portico/auth-server';
+import { loadDevJwtKey, startAuthServer } from '@portico/auth-server';
 import { createDashboardHandler } from '@portico/dashboard';
 import {
   type Anvil,
+  createDevFaucet,
+  createFaucetHandler,
   type EvmSeed,
+  PorticoDemo,
   seedEvmChain,
   setBlockTime,
   startAnvil,
@@ -16,6 +19,16 @@ import { AUTO_APPROVE_WARNING, startWallet, walletBannerLines, walletConfigOut }
 import pino from 'pino';
 import { printBanner } from '../banner.ts';
 import { dataDirSecret, defaultDataDir, writeDataDirSecret } from '../data-dir.ts';
+import {
+  type DevJwtConfigOut,
+  devJwtConfigOut,
+  devJwtKeyFile,
+  type FaucetConfigOut,
+  faucetConfigOut,
+  fundNewLogins,
+  removeRunning,
+  writeRunning,
+} from '../dev-services.ts';
 import { CliError } from '../errors.ts';
 import { onShutdown } from '../shutdown.ts';
 
@@ -23,7 +36,9 @@ const HELP = `portico dev [options]
 
 Runs everything on embedded defaults: an anvil EVM chain and a LiteSVM Solana ledger (both
 seeded with activity), the gateway, the reference wallet, the auth service, the dashboard and a
-development API key. Nothing else to install.
+development API key. Nothing else to install. For development only: its auth service lets anyone
+log in as any user (a login form for any email, and POST /dev/token for any user id, also
+\`portico dev-token USER_ID\`), and a faucet funds new users and \`portico fund ADDRESS\`.
 
   --port N            gateway port (default 8545; 0 picks a free port)
   --data-dir DIR      keeps keys, usage and the admin token (default ${defaultDataDir()})
@@ -31,10 +46,19 @@ development API key. Nothing else to install.
   --config-out FILE   write the endpoints and keys as JSON to FILE
   --block-time S      seconds between blocks (default 2; 0 mines one block per transaction)
   --wallet-auto-approve
-                      the reference wallet approves every request with all dev accounts
-                      (for scripts and CI only: any page on this machine could then sign)
+                      the reference wallet approves every connection and signing request
+                      with all its accounts (for scripts and CI only: any page on this
+                      machine could then sign and send)
 
 With --port N (not 0) the wallet listens on N+1 and the auth service on N+2.`;
+
+/**
+ * The project clientId the reference wallet logs its user in with in `portico dev` (shaped like a
+ * Web3Auth client id: base64url of 0x04 ‖ sha512("portico dev wallet")). A user's wallet accounts
+ * are the keys `@portico/auth` gives that user for this clientId.
+ */
+export const DEV_WALLET_CLIENT_ID =
+  'BLebhfEh0ZAuMuzbCpFXFKGMZIXyNOQ29dJAPfT-rXRJON9xB8PXjPpbZ5YtAlFE3ith5WUjNsmbaVpztXivSXs';
 
 /** What `--config-out` writes: the contract other tools and tests rely on. */
 export type DevConfigOut = {
@@ -52,7 +76,8 @@ export type DevConfigOut = {
   solana: { upstreamUrl: string; wsUrl: string; devAccounts: { name: string; address: string }[] };
   dashboard: { url: string };
   wallet: ReturnType<typeof walletConfigOut>;
-  auth: { sdkUrl: string; jwksUrl: string };
+  auth: { sdkUrl: string; jwksUrl: string; devJwt: DevJwtConfigOut };
+  faucet: FaucetConfigOut;
 };
 
 export async function runDev(args: string[]): Promise<number> {
@@ -90,6 +115,8 @@ export async function runDev(args: string[]): Promise<number> {
     await setBlockTime(anvil.url, blockTime);
     const solana = await startSolanaLedger({ dataDir: join(dataDir, 'solana'), seed: true });
     started.push({ close: solana.stop });
+    // Only on these embedded chains: new users' first logins, `portico fund`, POST /dev/fund.
+    const faucet = await createDevFaucet({ anvil, solana });
 
     const adminToken = dataDirSecret(dataDir, 'admin-token');
     const gateway: Gateway = await startGateway(
@@ -103,7 +130,7 @@ export async function runDev(args: string[]): Promise<number> {
           { name: 'solana-local', kind: 'solana', chainId: solana.chainId, upstreams: [solana.url] },
         ],
       }),
-      { logger, extraHandlers: [createDashboardHandler()] },
+      { logger, extraHandlers: [createDashboardHandler(), createFaucetHandler(faucet)] },
     );
     started.push(gateway);
     const apiKey = await ensureDevKey(gateway.keys, dataDir, values['api-key']);
@@ -114,22 +141,34 @@ export async function runDev(args: string[]): Promise<number> {
       ]),
     );
 
+    const authLog = (line: string) => logger.info({ service: 'auth' }, line);
+    const auth = await startAuthServer({
+      port: portFor(2),
+      dataDir: join(dataDir, 'auth'),
+      devJwt: { key: await loadDevJwtKey(devJwtKeyFile(dataDir)) },
+      onLogin: fundNewLogins(faucet, authLog),
+      onLog: authLog,
+    });
+    started.push(auth);
+
     // The reference wallet reads every chain through the gateway, metered on the dev key.
     const wallet = await startWallet({
       port: portFor(1),
       dataDir: join(dataDir, 'wallet'),
       chains: Object.values(networks).map((n) => ({ chainId: n.chainId, rpcUrl: n.rpcUrl })),
+      // "Log in" on the approval page logs the user in through the dev auth service; the dev
+      // accounts stay what the wallet holds until then, as before.
+      auth: { sdkUrl: auth.sdkUrl, clientId: DEV_WALLET_CLIENT_ID },
+      initialAccounts: 'dev',
+      contracts: [{ name: 'PorticoDemo', address: seed.demoContract, abi: PorticoDemo.abi }],
+      // "Top up" on the approval page: the dev faucet (dev chains only).
+      fund: async (namespace, address) => {
+        await faucet.fund(namespace, address);
+      },
       autoApprove,
       onLog: (line) => logger.info({ service: 'wallet' }, line),
     });
     started.push(wallet);
-
-    const auth = await startAuthServer({
-      port: portFor(2),
-      dataDir: join(dataDir, 'auth'),
-      onLog: (line) => logger.info({ service: 'auth' }, line),
-    });
-    started.push(auth);
 
     const configOut: DevConfigOut = {
       apiKey,
@@ -150,8 +189,11 @@ export async function runDev(args: string[]): Promise<number> {
       },
       dashboard: { url: `${gateway.url}/dashboard/` },
       wallet: walletConfigOut(wallet),
-      auth: { sdkUrl: auth.sdkUrl, jwksUrl: auth.jwksUrl },
+      auth: { sdkUrl: auth.sdkUrl, jwksUrl: auth.jwksUrl, devJwt: devJwtConfigOut(auth.sdkUrl, dataDir) },
+      faucet: faucetConfigOut(faucet, gateway.url, dataDir),
     };
+    writeRunning(dataDir, { pid: process.pid, faucetUrl: configOut.faucet.url, sdkUrl: auth.sdkUrl });
+    started.push({ close: async () => removeRunning(dataDir) });
     if (values['config-out']) writeFileSync(values['config-out'], `${JSON.stringify(configOut, null, 2)}\n`);
     printBanner(configOut, { blockTime, walletLines: walletBannerLines(wallet) });
     if (autoApprove) console.warn(`\n${AUTO_APPROVE_WARNING}\n`);

@@ -4,9 +4,10 @@ import { CliError } from '../errors.ts';
 
 const HELP = `portico migrate-config FILE [--dry-run]
 
-Rewrites an auth library config (JSON) from v6 to v7: whiteLabel.name → appName, dark → mode,
-defaultLanguage checked, ... and prints one line per change. --dry-run prints the result instead
-of writing it.`;
+Rewrites an auth library config (JSON) from v5/v6 to v7 and prints one line per change:
+whiteLabel.name → appName, dark → mode (a v6 whiteLabel without dark → "light"), defaultLanguage
+→ one of en de ja ko zh es fr pt nl ("de-DE" → de, others → en). --dry-run prints the result
+instead of writing it.`;
 
 export async function runMigrateConfig(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { type AddressInfo, createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -42,15 +42,29 @@ const PLATFORM_PACKAGES: Record<string, string> = {
   'win32-x64': '@foundry-rs/anvil-win32-amd64',
 };
 
-/** Path of the anvil binary shipped in the platform package of `@foundry-rs/anvil`. */
+/**
+ * Path of the anvil binary shipped in the platform package of `@foundry-rs/anvil`. The platform
+ * package is looked up from `@foundry-rs/anvil`'s own folder, so it is found whether npm hoisted it
+ * beside Portico or nested it (a global install, npx, another app's node_modules). When the
+ * optional platform package was not installed, `@foundry-rs/anvil`'s postinstall fetched the same
+ * binary from the npm registry into its own folder; that copy is used then.
+ */
 export function anvilBinaryPath(): string {
   const pkg = PLATFORM_PACKAGES[`${process.platform}-${process.arch}`];
   if (!pkg) throw new Error(`anvil has no prebuilt binary for ${process.platform}-${process.arch}`);
   const require = createRequire(import.meta.url);
-  const manifest = require.resolve(`${pkg}/package.json`, {
-    paths: [dirname(require.resolve('@foundry-rs/anvil/package.json'))],
-  });
-  return join(dirname(manifest), 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil');
+  const anvilDir = dirname(require.resolve('@foundry-rs/anvil/package.json'));
+  const binary = process.platform === 'win32' ? 'anvil.exe' : 'anvil';
+  try {
+    return join(dirname(require.resolve(`${pkg}/package.json`, { paths: [anvilDir] })), 'bin', binary);
+  } catch {
+    const fallback = join(anvilDir, binary);
+    if (existsSync(fallback)) return fallback;
+    throw new Error(
+      `the anvil binary is missing: neither ${pkg} nor @foundry-rs/anvil's postinstall copy is installed ` +
+        '(reinstall without --omit=optional and without --ignore-scripts)',
+    );
+  }
 }
 
 /**

@@ -1,20 +1,28 @@
-import type { Json } from '@metamask/utils';
-import type { InvokeContext, InvokeRequest } from '@portico/multichain';
+import { isPlainObject } from '@metamask/utils';
+import type { InvokeContext, InvokeRequest, Json } from '@portico/multichain';
 import {
   BaseError,
   createWalletClient,
   defineChain,
+  formatEther,
   type Hex,
   hexToBigInt,
+  hexToBytes,
   hexToNumber,
   http,
   isHex,
   numberToHex,
   type SendTransactionParameters,
   stringToHex,
+  type TypedDataDefinition,
+  validateTypedData,
 } from 'viem';
+import type { LocalAccount } from 'viem/accounts';
 import type { Keyring } from '../keyring.ts';
 import { createRpcClient, RpcError } from '../rpc.ts';
+import { describeEvmTransaction, describeTypedData } from '../signing/eip155.ts';
+import { describeMessage } from '../signing/message.ts';
+import type { ConfirmSigning, KnownContract, SigningDetails } from '../signing/types.ts';
 import { createSubscriptions } from '../subscriptions.ts';
 
 /** Read methods forwarded to the chain's RPC URL as they are (the execution-apis set). */
@@ -75,6 +83,10 @@ export type Eip155ChainOptions = {
   /** WebSocket JSON-RPC URL for eth_subscribe; without it HTTP filters are polled. */
   wsRpcUrl?: string;
   keyring: Keyring;
+  /** Asked before every signature and transaction; it resolves when a person approved. */
+  confirm: ConfirmSigning;
+  /** Contracts whose calls the approval page shows decoded (name and arguments). */
+  contracts?: readonly KnownContract[];
   pollingIntervalMs?: number;
   onLog?: (line: string) => void;
 };
@@ -84,6 +96,8 @@ export type Eip155Chain = {
   methods: string[];
   notifications: string[];
   invoke: (request: InvokeRequest, context: InvokeContext) => Promise<Json>;
+  /** The address's balance, e.g. `1.5 ETH` (read through the RPC URL). */
+  balance: (address: string) => Promise<string>;
   close: () => void;
 };
 
@@ -141,6 +155,68 @@ function toRpcError(error: unknown): RpcError {
   return new RpcError(-32603, error instanceof Error ? error.message : String(error));
 }
 
+/**
+ * eth_signTypedData_v4's typed data (JSON text or an object), checked before a person is asked:
+ * EIP-712 valid (viem), and a domain chainId, when given, that of this chain (as MetaMask refuses
+ * others: a signature for another chain could be replayed there).
+ */
+function parseTypedData(typedData: Json | undefined, chainId: number) {
+  let parsed: unknown = typedData;
+  if (typeof typedData === 'string') {
+    try {
+      parsed = JSON.parse(typedData);
+    } catch {
+      throw new RpcError(-32602, 'eth_signTypedData_v4 expects typed data as JSON');
+    }
+  }
+  if (
+    !isPlainObject(parsed) ||
+    !isPlainObject(parsed.types) ||
+    typeof parsed.primaryType !== 'string' ||
+    !isPlainObject(parsed.message) ||
+    (parsed.domain !== undefined && !isPlainObject(parsed.domain))
+  ) {
+    throw new RpcError(
+      -32602,
+      'eth_signTypedData_v4 expects typed data with types, primaryType, domain and message',
+    );
+  }
+  const definition = parsed as TypedDataDefinition & {
+    domain?: Record<string, unknown>;
+    message: Record<string, unknown>;
+  };
+  try {
+    validateTypedData(definition);
+  } catch (error) {
+    throw new RpcError(-32602, `invalid typed data: ${toRpcError(error).message}`);
+  }
+  const domainChainId = definition.domain?.chainId;
+  if (domainChainId !== undefined && domainChainId !== null) {
+    const given =
+      typeof domainChainId === 'string' && isHex(domainChainId)
+        ? hexToNumber(domainChainId)
+        : Number(domainChainId);
+    if (given !== chainId) {
+      throw new RpcError(
+        -32602,
+        `eth_signTypedData_v4: domain chainId ${String(domainChainId)} must match the chain ${chainId}`,
+      );
+    }
+  }
+  return definition;
+}
+
+/** The gas and fee fields of a prepared transaction (what the person saw), without its nonce. */
+function feesOf(prepared: {
+  gas?: bigint;
+  maxFeePerGas?: bigint;
+  maxPriorityFeePerGas?: bigint;
+  gasPrice?: bigint;
+}) {
+  const { gas, maxFeePerGas, maxPriorityFeePerGas, gasPrice } = prepared;
+  return maxFeePerGas !== undefined ? { gas, maxFeePerGas, maxPriorityFeePerGas } : { gas, gasPrice };
+}
+
 /** An EVM chain: reads forwarded to its RPC URL, signing done locally with the keyring. */
 export function createEip155Chain(options: Eip155ChainOptions): Eip155Chain {
   const { keyring, chainId } = options;
@@ -160,6 +236,29 @@ export function createEip155Chain(options: Eip155ChainOptions): Eip155Chain {
   const transport = http(options.rpcUrl, { retryCount: 0 });
   const reads = new Set<string>(EIP155_READ_METHODS);
 
+  /** Fills gas and fees through the RPC URL, as sendTransaction would. */
+  const prepare = (account: LocalAccount, asked: SendTransactionParameters<typeof chain>) =>
+    createWalletClient({ account, chain, transport }).prepareTransactionRequest({
+      ...(asked as object),
+      account,
+      chain,
+      parameters: ['gas', 'fees', 'type', 'chainId'],
+    } as never) as Promise<{
+      to?: Hex | null;
+      value?: bigint;
+      data?: Hex;
+      gas?: bigint;
+      maxFeePerGas?: bigint;
+      maxPriorityFeePerGas?: bigint;
+      gasPrice?: bigint;
+    }>;
+
+  const confirm = (method: string, account: string, context: InvokeContext, details: SigningDetails) =>
+    options.confirm(
+      { origin: context.origin, scope: `eip155:${chainId}`, method, account, details },
+      context.signal,
+    );
+
   async function invoke(request: InvokeRequest, context: InvokeContext): Promise<Json> {
     const params = () => paramsArray(request);
     switch (request.method) {
@@ -172,35 +271,47 @@ export function createEip155Chain(options: Eip155ChainOptions): Eip155Chain {
         const account = authorised(keyring, context, address);
         if (typeof data !== 'string') throw new RpcError(-32602, 'personal_sign expects [data, address]');
         const raw: Hex = isHex(data) ? data : stringToHex(data);
-        return account.signMessage({ message: { raw } });
+        await confirm(request.method, account.address, context, {
+          title: 'Signature request',
+          summary: 'Sign a message',
+          fields: [describeMessage(hexToBytes(raw))],
+        });
+        return authorised(keyring, context, address).signMessage({ message: { raw } });
       }
       case 'eth_signTypedData_v4': {
         const [address, typedData] = params();
         const account = authorised(keyring, context, address);
-        let parsed: unknown = typedData;
-        try {
-          if (typeof typedData === 'string') parsed = JSON.parse(typedData);
-        } catch {
-          throw new RpcError(-32602, 'eth_signTypedData_v4 expects typed data as JSON');
-        }
-        try {
-          return await account.signTypedData(parsed as Parameters<typeof account.signTypedData>[0]);
-        } catch (error) {
-          throw new RpcError(-32602, `invalid typed data: ${toRpcError(error).message}`);
-        }
+        const parsed = parseTypedData(typedData, chainId);
+        await confirm(request.method, account.address, context, describeTypedData(parsed));
+        return authorised(keyring, context, address).signTypedData(parsed);
       }
       case 'eth_sendTransaction': {
         const [tx] = params();
         if (typeof tx !== 'object' || tx === null || Array.isArray(tx)) {
           throw new RpcError(-32602, 'eth_sendTransaction expects [transaction]');
         }
-        const account = authorised(keyring, context, tx.from ?? context.accounts[0]);
-        const client = createWalletClient({ account, chain, transport });
+        const from = tx.from ?? context.accounts[0];
+        const account = authorised(keyring, context, from);
+        const asked = toViemTransaction(tx) as SendTransactionParameters<typeof chain>;
+        // Gas and fees are filled before the person is asked, so the page shows what it may cost
+        // (and a call that cannot succeed fails here, without asking); the nonce after approval.
+        let filled: Awaited<ReturnType<typeof prepare>>;
         try {
-          const hash = await client.sendTransaction(
-            toViemTransaction(tx) as SendTransactionParameters<typeof chain>,
-          );
-          options.onLog?.(`wallet: sent transaction ${hash} on eip155:${chainId} from ${account.address}`);
+          filled = await prepare(account, asked);
+        } catch (error) {
+          throw toRpcError(error);
+        }
+        await confirm(
+          request.method,
+          account.address,
+          context,
+          describeEvmTransaction({ ...filled, from: account.address }, options.contracts ?? []),
+        );
+        const signer = authorised(keyring, context, from);
+        try {
+          const client = createWalletClient({ account: signer, chain, transport });
+          const hash = await client.sendTransaction({ ...asked, ...feesOf(filled) } as typeof asked);
+          options.onLog?.(`wallet: sent transaction ${hash} on eip155:${chainId} from ${signer.address}`);
           return hash;
         } catch (error) {
           throw toRpcError(error);
@@ -221,6 +332,12 @@ export function createEip155Chain(options: Eip155ChainOptions): Eip155Chain {
     methods: [...EIP155_WALLET_METHODS, ...EIP155_READ_METHODS],
     notifications: [...EIP155_NOTIFICATIONS],
     invoke,
+    balance: async (address) => {
+      const wei = await rpc.request('eth_getBalance', [address, 'latest']);
+      if (typeof wei !== 'string' || !isHex(wei))
+        throw new RpcError(-32603, 'eth_getBalance answered no quantity');
+      return `${formatEther(hexToBigInt(wei))} ETH`;
+    },
     close: () => subscriptions.close(),
   };
 }

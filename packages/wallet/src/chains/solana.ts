@@ -1,10 +1,13 @@
-import { isPlainObject, type Json } from '@metamask/utils';
+import { isPlainObject } from '@metamask/utils';
 import { ed25519 } from '@noble/curves/ed25519';
-import type { InvokeContext, InvokeRequest } from '@portico/multichain';
+import type { InvokeContext, InvokeRequest, Json } from '@portico/multichain';
 import { base58, base64 } from '@scure/base';
 import { type Address, getTransactionDecoder, getTransactionEncoder, type SignatureBytes } from '@solana/kit';
-import type { Keyring } from '../keyring.ts';
+import type { Keyring, SolanaAccount } from '../keyring.ts';
 import { createRpcClient, RpcError } from '../rpc.ts';
+import { describeMessage } from '../signing/message.ts';
+import { describeSolanaTransaction, formatSol } from '../signing/solana.ts';
+import type { ConfirmSigning, SigningDetails } from '../signing/types.ts';
 
 /** The Solana methods of MetaMask's Multichain API flavour. */
 export const SOLANA_METHODS = ['signMessage', 'signTransaction', 'signAndSendTransaction'];
@@ -15,6 +18,8 @@ export type SolanaChainOptions = {
   /** HTTP JSON-RPC URL used to broadcast (signAndSendTransaction). */
   rpcUrl: string;
   keyring: Keyring;
+  /** Asked before every signature; it resolves when a person approved. */
+  confirm: ConfirmSigning;
   onLog?: (line: string) => void;
 };
 
@@ -43,8 +48,24 @@ export function createSolanaChain(options: SolanaChainOptions) {
     return held;
   }
 
-  function signTransaction(params: Record<string, Json>, context: InvokeContext): Uint8Array {
-    const signer = account(params, context);
+  /** Asks a person; then the account as the wallet holds it now (it may have left meanwhile). */
+  async function approved(
+    method: string,
+    signer: SolanaAccount,
+    context: InvokeContext,
+    details: SigningDetails,
+  ) {
+    await options.confirm(
+      { origin: context.origin, scope: options.chainId, method, account: signer.address, details },
+      context.signal,
+    );
+    const held = keyring.solanaAccount(signer.address);
+    if (!held) throw unauthorised();
+    return held;
+  }
+
+  /** The wire transaction of `params.transaction`, checked to need the account's signature. */
+  function transactionToSign(params: Record<string, Json>, signer: SolanaAccount) {
     const bytes = decodeBase64(params.transaction, 'transaction');
     let transaction: ReturnType<ReturnType<typeof getTransactionDecoder>['decode']>;
     try {
@@ -55,6 +76,25 @@ export function createSolanaChain(options: SolanaChainOptions) {
     if (!(signer.address in transaction.signatures)) {
       throw new RpcError(-32602, `${signer.address} is not a signer of this transaction`);
     }
+    return transaction;
+  }
+
+  async function signTransaction(
+    method: string,
+    params: Record<string, Json>,
+    context: InvokeContext,
+  ): Promise<Uint8Array> {
+    const asked = account(params, context);
+    const transaction = transactionToSign(params, asked);
+    let details: SigningDetails;
+    try {
+      details = describeSolanaTransaction(transaction.messageBytes, {
+        sends: method === 'signAndSendTransaction',
+      });
+    } catch (error) {
+      throw new RpcError(-32602, `transaction message cannot be decoded: ${String(error)}`);
+    }
+    const signer = await approved(method, asked, context, details);
     const signature = signer.sign(new Uint8Array(transaction.messageBytes)) as SignatureBytes;
     const signed = {
       ...transaction,
@@ -68,8 +108,13 @@ export function createSolanaChain(options: SolanaChainOptions) {
     if (!isPlainObject(params)) throw new RpcError(-32602, `${request.method} expects an object of params`);
     switch (request.method) {
       case 'signMessage': {
-        const signer = account(params, context);
+        const asked = account(params, context);
         const message = decodeBase64(params.message, 'message');
+        const signer = await approved(request.method, asked, context, {
+          title: 'Signature request',
+          summary: 'Sign a message',
+          fields: [describeMessage(message)],
+        });
         const signature = signer.sign(message);
         return {
           signature: base58.encode(signature),
@@ -78,9 +123,9 @@ export function createSolanaChain(options: SolanaChainOptions) {
         };
       }
       case 'signTransaction':
-        return { signedTransaction: base64.encode(signTransaction(params, context)) };
+        return { signedTransaction: base64.encode(await signTransaction(request.method, params, context)) };
       case 'signAndSendTransaction': {
-        const signed = signTransaction(params, context);
+        const signed = await signTransaction(request.method, params, context);
         const sendOptions = isPlainObject(params.options) ? params.options : {};
         const signature = await rpc.request('sendTransaction', [
           base64.encode(signed),
@@ -99,6 +144,13 @@ export function createSolanaChain(options: SolanaChainOptions) {
     methods: [...SOLANA_METHODS],
     notifications: [] as string[],
     invoke,
+    /** The address's balance, e.g. `1.5 SOL` (getBalance through the RPC URL). */
+    balance: async (address: string) => {
+      const result = await rpc.request('getBalance', [address]);
+      const lamports = isPlainObject(result) ? result.value : undefined;
+      if (typeof lamports !== 'number') throw new RpcError(-32603, 'getBalance answered no lamports');
+      return formatSol(BigInt(lamports));
+    },
     close: () => {},
   };
 }
