@@ -62,7 +62,11 @@ export async function accountOf(auth: Auth): Promise<Account | undefined> {
   // The same login holds an ed25519 key too: a Solana provider built on it gives its address.
   const solanaProvider = createSolanaProvider({
     getEd25519PrivKey: () => auth.getEd25519PrivKey(),
-    chainConfig: { chainNamespace: 'solana', chainId: config.solana.chainId, rpcTarget: config.solana.rpcUrl },
+    chainConfig: {
+      chainNamespace: 'solana',
+      chainId: config.solana.chainId,
+      rpcTarget: config.solana.rpcUrl,
+    },
   });
   const [solanaAddress] = await solanaProvider.requestAccounts();
   const solana = createSolanaRpc(config.solana.rpcUrl);

@@ -95,15 +95,22 @@ describe('the example dapp in Chromium against portico dev', { timeout: 300_000 
 
   /** Waits until the element's text matches, and returns the text (the page updates as answers come). */
   async function textOf(id: string, pattern: RegExp): Promise<string> {
-    const handle = await app.waitForFunction(
-      ([id, source]) => {
-        const text = document.getElementById(id)?.textContent ?? '';
-        return new RegExp(source).test(text) && text;
-      },
-      [id, pattern.source] as const,
-      { timeout: 60_000 },
-    );
-    return (await handle.jsonValue()) as string;
+    try {
+      const handle = await app.waitForFunction(
+        ([id, source]) => {
+          const text = document.getElementById(id)?.textContent ?? '';
+          return new RegExp(source).test(text) && text;
+        },
+        [id, pattern.source] as const,
+        { timeout: 60_000 },
+      );
+      return (await handle.jsonValue()) as string;
+    } catch (error) {
+      const [shown, status] = await Promise.all([app.textContent(`#${id}`), app.textContent('#status')]);
+      throw new Error(`#${id} never matched ${pattern}: it shows "${shown}", the status line "${status}"`, {
+        cause: error,
+      });
+    }
   }
 
   const chain = () => createPublicClient({ chain: foundry, transport: http(dev.config.evm.upstreamUrl) });
@@ -132,7 +139,11 @@ describe('the example dapp in Chromium against portico dev', { timeout: 300_000 
     assert.equal(transaction.from.toLowerCase(), userAddress.toLowerCase());
     assert.equal(transaction.to?.toLowerCase(), RECIPIENT.toLowerCase());
     assert.equal(transaction.value, parseEther('0.01'));
-    assert.match(await textOf('eth-balance', /^9\.98\d* ETH$/), /^9\.98/, 'the balance shows the transfer and gas');
+    assert.match(
+      await textOf('eth-balance', /^9\.98\d* ETH$/),
+      /^9\.98/,
+      'the balance shows the transfer and gas',
+    );
   });
 
   test('Connect wallet pops the wallet’s page; the person approves the connection there', async () => {
