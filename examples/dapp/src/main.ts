@@ -95,6 +95,7 @@ action('sign', 'Approve or reject the signature in the wallet…', async () => {
 
 try {
   auth = await createAuth();
+  $<HTMLButtonElement>('login').disabled = false;
   await showAccount();
 } catch (error) {
   show('status', describe(error));
