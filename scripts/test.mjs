@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs every package's tests with node's own test runner: TypeScript through tsx, and @portico/*
+// Runs every package's (and example's) tests with node's own test runner: TypeScript through tsx, and @portico/*
 // imports resolved to the packages' sources (the `@portico/source` export condition), not dist/.
 // Usage: npm test [-- <path filter>...]   e.g. npm test -- gateway
 import { spawn } from 'node:child_process';
@@ -20,7 +20,7 @@ function findTests(dir) {
   return found;
 }
 
-const files = findTests(join(root, 'packages'))
+const files = [...findTests(join(root, 'packages')), ...findTests(join(root, 'examples'))]
   .map((file) => relative(root, file))
   .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
   .sort();

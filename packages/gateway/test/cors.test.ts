@@ -26,6 +26,21 @@ test('a preflight allows POST with content-type and authorization from any origi
   assert.match(response.headers.get('access-control-allow-methods') ?? '', /POST/);
 });
 
+test('a preflight allows the solana-client header @solana/kit sends from browsers', async () => {
+  const response = await fetch(stack.url(stack.key), {
+    method: 'OPTIONS',
+    headers: {
+      origin: 'https://app.example',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'content-type,solana-client',
+    },
+  });
+  assert.equal(response.status, 204);
+  const allowed = (response.headers.get('access-control-allow-headers') ?? '').split(/,\s*/);
+  assert.ok(allowed.includes('solana-client'), `allowed: ${allowed.join(', ')}`);
+  assert.ok(allowed.includes('content-type'));
+});
+
 test('an answer to a browser request exposes the credit and cache headers', async () => {
   const reply = await post(stack.url(stack.key), body, { headers: { origin: 'https://app.example' } });
   assert.equal(reply.headers.get('access-control-allow-origin'), '*');

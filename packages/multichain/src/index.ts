@@ -43,6 +43,7 @@ export {
 export {
   type CreateMultichainClientOptions,
   createMultichainClient,
+  METHODS_AWAITING_APPROVAL,
   type MultichainClient,
   type ReconnectOptions,
 } from './client/client.ts';

@@ -116,6 +116,62 @@ describe('dapp client errors', () => {
     await assert.rejects(client.getSession(), MultichainTimeoutError);
   });
 
+  // A scripted transport that answers only when the test says so: the wallet's approval page,
+  // where a person takes longer than any request timeout.
+  function deferredWallet() {
+    type Sent = { id: number; method: string; params: { request: { method: string } } };
+    const waiting = new Map<string, (message: Sent) => void>();
+    let deliver: (message: unknown) => void = () => {};
+    const transport: MultichainTransport = {
+      connect: async () => {},
+      send: (message) => {
+        const sent = message as Sent;
+        waiting.get(sent.params.request.method)?.(sent);
+      },
+      close: async () => {},
+      isConnected: () => true,
+      onMessage: (listener) => {
+        deliver = listener;
+        return () => {};
+      },
+      onDisconnect: () => () => {},
+    };
+    /** Resolves with the id of the request for `method` the client sends next. */
+    const sentId = (method: string) =>
+      new Promise<number>((resolve) => waiting.set(method, (message) => resolve(message.id)));
+    const answer = (id: number, result: unknown) => deliver({ jsonrpc: '2.0', id, result });
+    return { transport, sentId, answer };
+  }
+  const invoke = (client: ReturnType<typeof createMultichainClient>, method: string) =>
+    client.invokeMethod({ scope: 'eip155:1', request: { method, params: [] } });
+
+  test('a signing request waits for the person past requestTimeoutMs (approvalTimeoutMs, default none); reads keep requestTimeoutMs', async () => {
+    const wallet = deferredWallet();
+    const client = createMultichainClient({ transport: wallet.transport, requestTimeoutMs: 1 });
+    const signingId = wallet.sentId('personal_sign');
+    const signing = invoke(client, 'personal_sign');
+    // Timers of one delay fire in the order they were set: once this read has timed out, a
+    // 1 ms timer on the signing request would have fired too.
+    await assert.rejects(invoke(client, 'eth_blockNumber'), MultichainTimeoutError);
+    wallet.answer(await signingId, '0x5167');
+    assert.equal(await signing, '0x5167');
+  });
+
+  test('approvalTimeoutMs bounds a signing request when set', async () => {
+    const wallet = deferredWallet();
+    const client = createMultichainClient({
+      transport: wallet.transport,
+      requestTimeoutMs: 60_000,
+      approvalTimeoutMs: 1,
+    });
+    await assert.rejects(invoke(client, 'eth_sendTransaction'), MultichainTimeoutError);
+    await assert.rejects(invoke(client, 'signAndSendTransaction'), MultichainTimeoutError);
+    const readId = wallet.sentId('eth_chainId');
+    const read = invoke(client, 'eth_chainId');
+    wallet.answer(await readId, '0x1');
+    assert.equal(await read, '0x1');
+  });
+
   test('a wallet_sessionChanged without scopes reaches listeners and leaves the known session alone', async () => {
     // A scripted transport stands in for a misbehaving wallet: a real one never sends this.
     let deliver: (message: unknown) => void = () => {};

@@ -1,11 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import { stringifyJsonExact } from '../rpc/exact-json.ts';
 
-/** The answer to a CORS preflight (OPTIONS) of the JSON-RPC endpoints: dapps call them from any page. */
+/**
+ * The answer to a CORS preflight (OPTIONS) of the JSON-RPC endpoints: dapps call them from any page.
+ * `solana-client` is the header @solana/kit's HTTP transport sends with every request.
+ */
 export const CORS_PREFLIGHT_HEADERS = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'POST, GET, OPTIONS',
-  'access-control-allow-headers': 'content-type, authorization',
+  'access-control-allow-headers': 'content-type, authorization, solana-client',
   'access-control-max-age': '86400',
 };
 

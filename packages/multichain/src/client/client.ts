@@ -26,6 +26,11 @@ export type CreateMultichainClientOptions = {
   requestTimeoutMs?: number;
   /** Milliseconds for wallet_createSession, which waits for a person; default 0 (no timeout). */
   createSessionTimeoutMs?: number;
+  /**
+   * Milliseconds for wallet_invokeMethod of a method a wallet asks a person about (signing and
+   * sending: `METHODS_AWAITING_APPROVAL`); default 0 (no timeout: the person may take their time).
+   */
+  approvalTimeoutMs?: number;
   /** Reconnect after a dropped connection and restore the session via wallet_getSession; default on. */
   reconnect?: false | ReconnectOptions;
 };
@@ -48,6 +53,32 @@ export type MultichainClient = {
   /** Closes the connection; the client cannot be used afterwards. */
   close: () => Promise<void>;
 };
+
+/**
+ * Methods a wallet answers only after a person approves them on its own page (MetaMask and the
+ * Portico reference wallet alike): their wallet_invokeMethod waits `approvalTimeoutMs`, not
+ * `requestTimeoutMs`.
+ */
+export const METHODS_AWAITING_APPROVAL: ReadonlySet<string> = new Set([
+  'personal_sign',
+  'eth_sign',
+  'eth_signTypedData',
+  'eth_signTypedData_v3',
+  'eth_signTypedData_v4',
+  'eth_sendTransaction',
+  'eth_signTransaction',
+  'eth_decrypt',
+  'eth_getEncryptionPublicKey',
+  'wallet_addEthereumChain',
+  'wallet_switchEthereumChain',
+  'wallet_watchAsset',
+  'wallet_sendCalls',
+  'signMessage',
+  'signIn',
+  'signTransaction',
+  'signAllTransactions',
+  'signAndSendTransaction',
+]);
 
 type Pending = { method: string; resolve: (value: Json) => void; reject: (error: Error) => void };
 
@@ -206,7 +237,12 @@ export function createMultichainClient(options: CreateMultichainClientOptions): 
       return result;
     },
     async invokeMethod<T = Json>(params: InvokeMethodParams) {
-      return (await request('wallet_invokeMethod', params)) as T;
+      const awaitsApproval = METHODS_AWAITING_APPROVAL.has(params.request?.method);
+      return (await request(
+        'wallet_invokeMethod',
+        params,
+        awaitsApproval ? (options.approvalTimeoutMs ?? 0) : requestTimeoutMs,
+      )) as T;
     },
     async revokeSession(params = {}) {
       const result = (await request('wallet_revokeSession', params)) as boolean;
