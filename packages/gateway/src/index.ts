@@ -34,7 +34,6 @@ export { GatewayMetrics, type RpcItemEvent } from './observability/metrics.ts';
 export {
   GATEWAY_ERRORS,
   GatewayError,
-  type NetworkKind,
   type StoreName,
   StoreUnavailableError,
 } from './rpc/errors.ts';
@@ -62,4 +61,5 @@ export {
 } from './shared-stores/redis-response-cache.ts';
 export { type BatchWriter, GroupCommit } from './store/group-commit.ts';
 export { openSqlite, type SqliteDatabase } from './store/sqlite.ts';
+export type { AccessEntry, CacheStatus, NetworkKind } from './types.ts';
 export { decodeRevertReason } from './upstream/revert.ts';

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import type { NetworkKind } from '../rpc/errors.ts';
 import {
   DEFAULT_SUBSCRIPTION_COSTS,
+  type NetworkKind,
   SUBSCRIPTION_TYPES,
   type SubscriptionCosts,
-} from '../ws/subscription-types.ts';
+} from '../types.ts';
 
 export type NetworkConfig = {
   /** Short name, also the default base path (`/<name>`). */

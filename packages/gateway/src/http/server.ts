@@ -12,6 +12,7 @@ import { enforceRequestSettings } from '../pipeline/enforce-settings.ts';
 import { handleRpc, type RpcDependencies } from '../pipeline/handle-rpc.ts';
 import { GatewayError } from '../rpc/errors.ts';
 import { errorResponse } from '../rpc/jsonrpc.ts';
+import type { AccessEntry } from '../types.ts';
 import { BodyTooLargeError, readBody } from './read-body.ts';
 import { CORS_PREFLIGHT_HEADERS, corsHeadersFor, sendJson, useAdminCors } from './respond.ts';
 import { routeRpc } from './route.ts';
@@ -34,17 +35,6 @@ export type HttpServerDependencies = RpcDependencies & {
   shuttingDown?: () => boolean;
   /** Told once per answered RPC request (access log); key ids only. */
   onAnswered?: (entry: AccessEntry) => void;
-};
-
-export type AccessEntry = {
-  transport: 'http' | 'ws';
-  keyId: string;
-  network: string;
-  /** The method, or `batch` for a batch. */
-  method: string;
-  batchSize?: number;
-  status: number;
-  ms: number;
 };
 
 export type GatewayServer = Server | HttpsServer;

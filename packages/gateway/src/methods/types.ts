@@ -1,12 +1,4 @@
-import type { NetworkKind } from '../rpc/errors.ts';
-
-/** What a method's parameter rules may ask about the chain (answered by the upstream, never charged). */
-export type ChainContext = {
-  /** The gas limit of the current block, for the 10x `gas` cap. */
-  blockGasLimit: () => Promise<bigint>;
-  /** The newest block (or slot) the upstreams report. */
-  headNumber: () => Promise<number>;
-};
+import type { ChainContext, NetworkKind } from '../types.ts';
 
 /** The rules and price of one JSON-RPC method on one kind of network. */
 export type MethodRule = {

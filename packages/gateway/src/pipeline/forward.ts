@@ -5,12 +5,10 @@ import type { Network } from '../network.ts';
 import { GatewayError } from '../rpc/errors.ts';
 import { stringifyJsonExact } from '../rpc/exact-json.ts';
 import type { JsonRpcError } from '../rpc/jsonrpc.ts';
+import type { CacheStatus } from '../types.ts';
 import type { UpstreamReply } from '../upstream/http-upstream.ts';
 import { isRevertError, normaliseRevert } from '../upstream/revert.ts';
 import { NOT_IDEMPOTENT } from '../upstream/upstream-pool.ts';
-
-/** STALE: no upstream could answer, and the cache held the answer as final data (stale-if-error). */
-export type CacheStatus = 'HIT' | 'MISS' | 'BYPASS' | 'STALE';
 
 export type ForwardResult = ({ ok: true; result: unknown } | { ok: false; error: JsonRpcError }) & {
   cache: CacheStatus;

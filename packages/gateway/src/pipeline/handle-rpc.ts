@@ -14,9 +14,10 @@ import {
   parseBody,
   resultResponse,
 } from '../rpc/jsonrpc.ts';
+import type { CacheStatus } from '../types.ts';
 import { charge, limitRate } from './charge.ts';
 import { enforceItemSettings } from './enforce-settings.ts';
-import { type CacheStatus, type ForwardResult, forward } from './forward.ts';
+import { type ForwardResult, forward } from './forward.ts';
 import { resolveMethod } from './resolve-method.ts';
 
 export type RpcDependencies = {

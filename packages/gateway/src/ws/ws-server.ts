@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer } from 'ws';
 import type { InFlight } from '../http/drain.ts';
 import { routeRpc } from '../http/route.ts';
-import type { AccessEntry, GatewayServer } from '../http/server.ts';
+import type { GatewayServer } from '../http/server.ts';
 import type { ApiKeyRecord, KeyStore } from '../keys/key-store.ts';
 import type { Network } from '../network.ts';
 import type { GatewayMetrics } from '../observability/metrics.ts';
@@ -13,6 +13,7 @@ import { handleRpc, type RpcDependencies, type SessionMethods } from '../pipelin
 import { GatewayError } from '../rpc/errors.ts';
 import { stringifyJsonExact } from '../rpc/exact-json.ts';
 import { errorResponse } from '../rpc/jsonrpc.ts';
+import type { AccessEntry } from '../types.ts';
 import { NotificationMeter } from './notification-meter.ts';
 import { checkSubscribe, UpstreamSubscriptions } from './upstream-subscriptions.ts';
 
