@@ -1,7 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CreditLedger } from '../credits/ledger.ts';
-import type { UsageRecorder } from '../credits/usage-recorder.ts';
 import { BodyTooLargeError, readBody } from '../http/read-body.ts';
 import { sendJson } from '../http/respond.ts';
 import { generateApiKey, hashApiKey } from '../keys/api-key.ts';
@@ -9,6 +8,7 @@ import type { ApiKeyRecord, KeyChanges, KeyStore } from '../keys/key-store.ts';
 import { describeKey, keyView } from '../keys/key-view.ts';
 import type { Network } from '../network.ts';
 import { STORE_LABELS, StoreUnavailableError } from '../rpc/errors.ts';
+import type { UsageRecorder } from '../usage/usage-recorder.ts';
 
 export type AdminDependencies = {
   adminToken: string;
