@@ -4,18 +4,16 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { AddressInfo } from 'node:net';
 import { type AdminDependencies, handleAdmin } from '../admin/admin-api.ts';
 import { nextUtcMidnight } from '../credits/day.ts';
-import type { KeyStore } from '../keys/key-store.ts';
+import type { ApiKeyRecord, KeyStore } from '../keys/key-store.ts';
 import type { Network } from '../network.ts';
 import { readiness } from '../observability/health.ts';
-import { authenticate } from '../pipeline/authenticate.ts';
-import { enforceRequestSettings } from '../pipeline/enforce-settings.ts';
+import { accessEntry, admitKey, routeRequest, unroutedMessage } from '../pipeline/admit.ts';
 import { handleRpc, type RpcDependencies } from '../pipeline/handle-rpc.ts';
 import { GatewayError } from '../rpc/errors.ts';
 import { errorResponse } from '../rpc/jsonrpc.ts';
 import type { AccessEntry } from '../types.ts';
 import { BodyTooLargeError, readBody } from './read-body.ts';
 import { CORS_PREFLIGHT_HEADERS, corsHeadersFor, sendJson, useAdminCors } from './respond.ts';
-import { routeRpc } from './route.ts';
 
 export type HttpServerDependencies = RpcDependencies & {
   networks: readonly Network[];
@@ -92,17 +90,16 @@ async function handle(
       return sendJson(response, 404, { error: { code: 'not_found', message: 'the admin API is disabled' } });
     return handleAdmin(request, response, request.url ?? path, admin);
   }
-  const route = routeRpc(deps.networks, request.headers.host, path);
+  const route = routeRequest(deps.networks, 'http', request.headers.host, path);
   if (route === undefined || route === 'no-network') {
     if (deps.extraHandlers?.some((extra) => extra(request, response))) return;
-    const known = deps.networks.map((n) => `${n.basePath}/v3/<API_KEY>`).join(', ');
     return sendJson(
       response,
       404,
-      errorResponse(null, { code: -32600, message: `no network at ${path}; RPC addresses are ${known}` }),
+      errorResponse(null, { code: -32600, message: unroutedMessage(deps.networks, 'http', path) }),
     );
   }
-  const { network, key } = route;
+  const { network } = route;
   const fail = (error: GatewayError, headers?: Record<string, string>) =>
     sendJson(
       response,
@@ -130,14 +127,9 @@ async function handle(
       }),
     );
   }
-  let record: Awaited<ReturnType<typeof authenticate>>;
+  let record: ApiKeyRecord;
   try {
-    record = await authenticate(deps.keys, key);
-    enforceRequestSettings(record, {
-      origin: request.headers.origin,
-      userAgent: request.headers['user-agent'],
-      authorization: request.headers.authorization,
-    });
+    record = await admitKey(deps.keys, route, request.headers);
   } catch (error) {
     request.resume();
     return fail(error as GatewayError);
@@ -161,17 +153,7 @@ async function handle(
   }
   const started = deps.onAnswered ? performance.now() : 0;
   const outcome = await handleRpc(text, network, record, deps);
-  if (deps.onAnswered) {
-    deps.onAnswered({
-      transport: 'http',
-      keyId: record.id,
-      network: network.name,
-      method: outcome.method,
-      batchSize: outcome.batchSize,
-      status: outcome.body === undefined ? 204 : outcome.status,
-      ms: Math.round((performance.now() - started) * 100) / 100,
-    });
-  }
+  deps.onAnswered?.(accessEntry('http', record.id, network, outcome, started));
   const headers: Record<string, string> = {};
   if (outcome.remaining !== undefined) {
     headers['x-credits-remaining'] = String(outcome.remaining);
