@@ -35,6 +35,7 @@ export { describeKey, type KeyView } from './keys/key-view.ts';
 export { PostgresKeyStore, type PostgresKeyStoreOptions } from './keys/postgres-key-store.ts';
 export { SqliteKeyStore } from './keys/sqlite-key-store.ts';
 export { EVM_METHOD_RULES, EVM_PASSTHROUGH_METHODS } from './methods/evm/methods.ts';
+export { decodeRevertReason } from './methods/evm/revert.ts';
 export { type Readiness, readiness } from './observability/health.ts';
 export { GatewayMetrics, type RpcItemEvent } from './observability/metrics.ts';
 export {
@@ -59,7 +60,6 @@ export {
 } from './stores/redis.ts';
 export { openSqlite, type SqliteDatabase } from './stores/sqlite.ts';
 export type { AccessEntry, CacheStatus, NetworkKind } from './types.ts';
-export { decodeRevertReason } from './upstream/revert.ts';
 export {
   PostgresUsageRecorder,
   type PostgresUsageRecorderOptions,
