@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Context, Infer } from '@metamask/superstruct';
 import { parse as parseYaml } from 'yaml';
-import { DEFAULT_SUBSCRIPTION_COSTS, type SubscriptionCosts } from '../types.ts';
+import { DEFAULT_SUBSCRIPTION_COSTS } from '../types.ts';
 import {
   boolean,
   ConfigError,

@@ -1,6 +1,5 @@
 import {
   type Context,
-  type Infer,
   type ObjectSchema,
   type ObjectType,
   Struct,
