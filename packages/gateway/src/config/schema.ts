@@ -1,10 +1,4 @@
-import {
-  type Context,
-  type ObjectSchema,
-  type ObjectType,
-  Struct,
-  validate,
-} from '@metamask/superstruct';
+import { type Context, type ObjectSchema, type ObjectType, Struct, validate } from '@metamask/superstruct';
 
 // Small builders over superstruct for configuration schemas: every field is declared once, with
 // its default, its rule and the message that names it (`networks[0].timeoutMs must be …`).

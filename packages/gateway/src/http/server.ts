@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { BodyTooLargeError, readBody } from '@portico/http';
 import { type AdminDependencies, handleAdmin } from '../admin/admin-api.ts';
 import { nextUtcMidnight } from '../credits/day.ts';
 import type { ApiKeyRecord, KeyStore } from '../keys/key-store.ts';
@@ -12,8 +13,7 @@ import { handleRpc, type RpcDependencies } from '../pipeline/handle-rpc.ts';
 import { GatewayError } from '../rpc/errors.ts';
 import { errorResponse } from '../rpc/jsonrpc.ts';
 import type { AccessEntry } from '../types.ts';
-import { BodyTooLargeError, readBody } from './read-body.ts';
-import { CORS_PREFLIGHT_HEADERS, corsHeadersFor, sendJson, useAdminCors } from './respond.ts';
+import { CORS_PREFLIGHT_HEADERS, corsHeadersFor, sendError, sendJson, useAdminCors } from './respond.ts';
 
 export type HttpServerDependencies = RpcDependencies & {
   networks: readonly Network[];
@@ -86,8 +86,7 @@ async function handle(
   }
   if (path === '/metrics' && deps.metrics) return sendMetrics(request, response, deps.metrics);
   if (path === '/admin' || path.startsWith('/admin/')) {
-    if (!admin)
-      return sendJson(response, 404, { error: { code: 'not_found', message: 'the admin API is disabled' } });
+    if (!admin) return sendError(response, 404, { code: 'not_found', message: 'the admin API is disabled' });
     return handleAdmin(request, response, request.url ?? path, admin);
   }
   const route = routeRequest(deps.networks, 'http', request.headers.host, path);
@@ -139,15 +138,9 @@ async function handle(
     text = await readBody(request, deps.maxBodyBytes);
   } catch (error) {
     if (error instanceof BodyTooLargeError) {
-      return fail(
-        new GatewayError(
-          'bodyTooLarge',
-          `request body too large: at most ${deps.maxBodyBytes} bytes are accepted`,
-        ),
-        {
-          connection: 'close',
-        },
-      );
+      return fail(new GatewayError('bodyTooLarge', error.message), {
+        connection: 'close',
+      });
     }
     throw error;
   }
@@ -177,15 +170,10 @@ async function sendMetrics(
     const presented = Buffer.from(header?.startsWith('Bearer ') ? header.slice(7) : '');
     const token = Buffer.from(metrics.adminToken);
     if (presented.length !== token.length || !timingSafeEqual(presented, token)) {
-      return sendJson(
+      return sendError(
         response,
         401,
-        {
-          error: {
-            code: 'unauthorized',
-            message: 'admin token required: send Authorization: Bearer <admin token>',
-          },
-        },
+        { code: 'unauthorized', message: 'admin token required: send Authorization: Bearer <admin token>' },
         { 'www-authenticate': 'Bearer' },
       );
     }
