@@ -10,7 +10,7 @@ function pool(heads: { head: number; safe?: number; finalized?: number }[], maxL
     heads.map((_, i) => new HttpUpstream(`http://127.0.0.1:1/${i}`)),
     { maxLag, breakerThreshold: 1 },
   );
-  heads.forEach((h, i) => Object.assign(p.members[i], { safe: -1, finalized: -1, ...h }));
+  for (const [i, h] of heads.entries()) Object.assign(p.members[i], { safe: -1, finalized: -1, ...h });
   pools.push(p);
   return p;
 }
