@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Runs every package's (and example's) tests with node's own test runner: TypeScript through tsx, and @portico/*
+// Runs every package's and example's tests (test/**/*.test.ts, and the unit tests beside their
+// modules in src/**/*.test.ts) with node's own test runner: TypeScript through tsx, and @portico/*
 // imports resolved to the packages' sources (the `@portico/source` export condition), not dist/.
 // Usage: npm test [-- <path filter>...]   e.g. npm test -- gateway
 import { spawn } from 'node:child_process';

@@ -1,4 +1,4 @@
-import type { DevConfigOut } from './commands/dev.ts';
+import type { DevConfigOut } from './dev-config-out.ts';
 
 /** Said in the banner: the dev auth service's logins are open to anyone who can reach it. */
 export const DEV_LOGIN_WARNING =

@@ -2,7 +2,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DevConfigOut } from '../src/commands/dev.ts';
+import type { DevConfigOut } from '../src/dev-config-out.ts';
 
 export const BIN = new URL('../bin/portico.mjs', import.meta.url).pathname;
 

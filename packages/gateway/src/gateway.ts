@@ -1,26 +1,21 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { openResponseCaches } from './cache/open-response-caches.ts';
 import type { GatewayConfig } from './config/config.ts';
 import type { CreditLedger } from './credits/ledger.ts';
-import { MemoryRateLimiter, type RateLimiter } from './credits/rate-limiter.ts';
-import { SqliteCreditLedger } from './credits/sqlite-credit-ledger.ts';
-import { SqliteUsageRecorder, type UsageRecorder } from './credits/usage-recorder.ts';
 import { InFlight } from './http/drain.ts';
-import { type AccessEntry, createHttpServer, type HttpServerDependencies, listen } from './http/server.ts';
+import { createHttpServer, type HttpServerDependencies, listen } from './http/server.ts';
 import type { KeyStore } from './keys/key-store.ts';
-import { SqliteKeyStore } from './keys/sqlite-key-store.ts';
 import { methodTableFor } from './methods/index.ts';
 import type { Network } from './network.ts';
 import { GatewayMetrics, type RpcItemEvent } from './observability/metrics.ts';
-import { openSharedStores } from './shared-stores/open-shared-stores.ts';
-import { GroupCommit } from './store/group-commit.ts';
-import { openSqlite, type SqliteDatabase } from './store/sqlite.ts';
+import { type GatewayStores, openEmbeddedStores, openSharedStores } from './stores/open-stores.ts';
+import type { AccessEntry } from './types.ts';
 import { createChainContext } from './upstream/chain-context.ts';
 import { HeadTracker } from './upstream/head-tracker.ts';
 import { HttpUpstream } from './upstream/http-upstream.ts';
 import { UpstreamPool } from './upstream/upstream-pool.ts';
+import type { UsageRecorder } from './usage/usage-recorder.ts';
 import { wsUrlOf } from './ws/upstream-subscriptions.ts';
 import { attachWebSocket } from './ws/ws-server.ts';
 
@@ -39,43 +34,6 @@ export type Gateway = {
    */
   close: () => Promise<void>;
 };
-
-export type GatewayStores = {
-  keys: KeyStore;
-  ledger: CreditLedger;
-  rateLimiter: RateLimiter;
-  usage: UsageRecorder;
-  close: () => Promise<void>;
-};
-
-/**
- * The embedded stores: keys, usage and balances in SQLite under `dataDir` (or in memory). Debits
- * and usage share one transaction per event-loop turn (group commit).
- */
-export function openEmbeddedStores(
-  dataDir: string | undefined,
-  options: { onError?: (error: Error) => void } = {},
-): GatewayStores {
-  const db: SqliteDatabase = openSqlite(dataDir ? join(dataDir, 'gateway.db') : ':memory:');
-  const commits = new GroupCommit(db);
-  const ledger = new SqliteCreditLedger(db, commits);
-  const usage = new SqliteUsageRecorder(db, 500, commits, options.onError);
-  const keys = new SqliteKeyStore(db);
-  const rateLimiter = new MemoryRateLimiter();
-  return {
-    keys,
-    usage,
-    ledger,
-    rateLimiter,
-    async close() {
-      await usage.close();
-      await ledger.close();
-      await rateLimiter.close();
-      await keys.close();
-      db.close();
-    },
-  };
-}
 
 /** Starts the gateway described by `config`. */
 export async function startGateway(

@@ -1,4 +1,8 @@
 export { MemoryResponseCache } from './cache/memory-response-cache.ts';
+export {
+  RedisResponseCache,
+  type RedisResponseCacheOptions,
+} from './cache/redis-response-cache.ts';
 export type { CachedReply, ResponseCache } from './cache/response-cache.ts';
 export {
   type CacheConfig,
@@ -14,9 +18,10 @@ export { nextUtcMidnight, utcDay } from './credits/day.ts';
 export type { CreditLedger, DebitResult } from './credits/ledger.ts';
 export { MemoryCreditLedger } from './credits/memory-ledger.ts';
 export { MemoryRateLimiter, type RateLimiter, type RateResult } from './credits/rate-limiter.ts';
+export { RedisCreditLedger, type RedisCreditLedgerOptions } from './credits/redis-credit-ledger.ts';
+export { RedisRateLimiter, type RedisRateLimiterOptions } from './credits/redis-rate-limiter.ts';
 export { SqliteCreditLedger } from './credits/sqlite-credit-ledger.ts';
-export { SqliteUsageRecorder, type UsageRecorder, type UsageRow } from './credits/usage-recorder.ts';
-export { type Gateway, type GatewayStores, openEmbeddedStores, startGateway } from './gateway.ts';
+export { type Gateway, startGateway } from './gateway.ts';
 export { generateApiKey, hashApiKey } from './keys/api-key.ts';
 export {
   type ApiKeyRecord,
@@ -27,39 +32,37 @@ export {
   type KeyStore,
 } from './keys/key-store.ts';
 export { describeKey, type KeyView } from './keys/key-view.ts';
+export { PostgresKeyStore, type PostgresKeyStoreOptions } from './keys/postgres-key-store.ts';
 export { SqliteKeyStore } from './keys/sqlite-key-store.ts';
 export { EVM_METHOD_RULES, EVM_PASSTHROUGH_METHODS } from './methods/evm/methods.ts';
+export { decodeRevertReason } from './methods/evm/revert.ts';
 export { type Readiness, readiness } from './observability/health.ts';
 export { GatewayMetrics, type RpcItemEvent } from './observability/metrics.ts';
 export {
   GATEWAY_ERRORS,
   GatewayError,
-  type NetworkKind,
   type StoreName,
   StoreUnavailableError,
 } from './rpc/errors.ts';
+export { type BatchWriter, GroupCommit } from './stores/group-commit.ts';
 export {
+  type GatewayStores,
+  openEmbeddedStores,
   openSharedStores,
   type SharedStoresOptions,
-} from './shared-stores/open-shared-stores.ts';
-export { createPostgresPool, migratePostgres, POSTGRES_SCHEMA_VERSION } from './shared-stores/postgres.ts';
-export { PostgresKeyStore, type PostgresKeyStoreOptions } from './shared-stores/postgres-key-store.ts';
-export {
-  PostgresUsageRecorder,
-  type PostgresUsageRecorderOptions,
-} from './shared-stores/postgres-usage-recorder.ts';
+} from './stores/open-stores.ts';
+export { createPostgresPool, migratePostgres, POSTGRES_SCHEMA_VERSION } from './stores/postgres.ts';
 export {
   createRedisClient,
   type RedisClientOptions,
   type RedisFailureMode,
   RedisHealth,
-} from './shared-stores/redis.ts';
-export { RedisCreditLedger, type RedisCreditLedgerOptions } from './shared-stores/redis-credit-ledger.ts';
-export { RedisRateLimiter, type RedisRateLimiterOptions } from './shared-stores/redis-rate-limiter.ts';
+} from './stores/redis.ts';
+export { openSqlite, type SqliteDatabase } from './stores/sqlite.ts';
+export type { AccessEntry, CacheStatus, NetworkKind } from './types.ts';
 export {
-  RedisResponseCache,
-  type RedisResponseCacheOptions,
-} from './shared-stores/redis-response-cache.ts';
-export { type BatchWriter, GroupCommit } from './store/group-commit.ts';
-export { openSqlite, type SqliteDatabase } from './store/sqlite.ts';
-export { decodeRevertReason } from './upstream/revert.ts';
+  PostgresUsageRecorder,
+  type PostgresUsageRecorderOptions,
+} from './usage/postgres-usage-recorder.ts';
+export { SqliteUsageRecorder } from './usage/sqlite-usage-recorder.ts';
+export type { UsageRecorder, UsageRow } from './usage/usage-recorder.ts';

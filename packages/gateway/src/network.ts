@@ -1,10 +1,9 @@
 import type { ResponseCache } from './cache/response-cache.ts';
-import type { ChainContext, MethodTable } from './methods/types.ts';
-import type { NetworkKind } from './rpc/errors.ts';
+import type { MethodTable } from './methods/types.ts';
+import type { ChainContext, NetworkKind, SubscriptionCosts } from './types.ts';
 import type { HeadTracker } from './upstream/head-tracker.ts';
 import type { UpstreamReply } from './upstream/http-upstream.ts';
 import type { UpstreamPool } from './upstream/upstream-pool.ts';
-import type { SubscriptionCosts } from './ws/subscription-types.ts';
 
 /** One network the gateway serves: its base address, its methods and the nodes behind it. */
 export type Network = {

@@ -15,8 +15,9 @@ import {
 } from '@portico/gateway';
 import { serviceUrl, tempDir } from '@portico/testkit';
 import { parseConfig } from '../src/config/config.ts';
-import { type Gateway, type GatewayStores, startGateway } from '../src/gateway.ts';
-import { openSharedStores } from '../src/shared-stores/open-shared-stores.ts';
+import { type Gateway, startGateway } from '../src/gateway.ts';
+import type { GatewayStores } from '../src/stores/open-stores.ts';
+import { openSharedStores } from '../src/stores/open-stores.ts';
 import {
   dropPrefix,
   eventually,

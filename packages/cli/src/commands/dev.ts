@@ -7,7 +7,6 @@ import {
   type Anvil,
   createDevFaucet,
   createFaucetHandler,
-  type EvmSeed,
   PorticoDemo,
   seedEvmChain,
   setBlockTime,
@@ -19,11 +18,10 @@ import { AUTO_APPROVE_WARNING, startWallet, walletBannerLines, walletConfigOut }
 import pino from 'pino';
 import { printBanner } from '../banner.ts';
 import { dataDirSecret, defaultDataDir, writeDataDirSecret } from '../data-dir.ts';
+import type { DevConfigOut } from '../dev-config-out.ts';
 import {
-  type DevJwtConfigOut,
   devJwtConfigOut,
   devJwtKeyFile,
-  type FaucetConfigOut,
   faucetConfigOut,
   fundNewLogins,
   removeRunning,
@@ -59,26 +57,6 @@ With --port N (not 0) the wallet listens on N+1 and the auth service on N+2.`;
  */
 export const DEV_WALLET_CLIENT_ID =
   'BLebhfEh0ZAuMuzbCpFXFKGMZIXyNOQ29dJAPfT-rXRJON9xB8PXjPpbZ5YtAlFE3ith5WUjNsmbaVpztXivSXs';
-
-/** What `--config-out` writes: the contract other tools and tests rely on. */
-export type DevConfigOut = {
-  apiKey: string;
-  adminToken: string;
-  gatewayUrl: string;
-  dataDir: string;
-  networks: Record<string, { baseUrl: string; chainId: string; rpcUrl: string; kind: string }>;
-  evm: {
-    upstreamUrl: string;
-    accounts: string[];
-    demoContract: string;
-    transactions: EvmSeed['transactions'];
-  };
-  solana: { upstreamUrl: string; wsUrl: string; devAccounts: { name: string; address: string }[] };
-  dashboard: { url: string };
-  wallet: ReturnType<typeof walletConfigOut>;
-  auth: { sdkUrl: string; jwksUrl: string; devJwt: DevJwtConfigOut };
-  faucet: FaucetConfigOut;
-};
 
 export async function runDev(args: string[]): Promise<number> {
   const { values } = parseArgs({

@@ -1,14 +1,14 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BodyTooLargeError, InvalidJsonError, readJson as readJsonBody } from '@portico/http';
 import type { CreditLedger } from '../credits/ledger.ts';
-import type { UsageRecorder } from '../credits/usage-recorder.ts';
-import { BodyTooLargeError, readBody } from '../http/read-body.ts';
-import { sendJson } from '../http/respond.ts';
+import { sendError, sendJson } from '../http/respond.ts';
 import { generateApiKey, hashApiKey } from '../keys/api-key.ts';
 import type { ApiKeyRecord, KeyChanges, KeyStore } from '../keys/key-store.ts';
 import { describeKey, keyView } from '../keys/key-view.ts';
 import type { Network } from '../network.ts';
 import { STORE_LABELS, StoreUnavailableError } from '../rpc/errors.ts';
+import type { UsageRecorder } from '../usage/usage-recorder.ts';
 
 export type AdminDependencies = {
   adminToken: string;
@@ -53,22 +53,20 @@ export async function handleAdmin(
     sendJson(response, result.status, result.body);
   } catch (error) {
     if (error instanceof AdminError) {
-      sendJson(response, error.status, { error: { code: error.code, message: error.message } });
+      sendError(response, error.status, { code: error.code, message: error.message });
     } else if (error instanceof StoreUnavailableError) {
       const changed = request.method === 'GET' ? '' : '; nothing was changed';
-      sendJson(response, 503, {
-        error: {
-          code: 'store_unavailable',
-          store: error.store,
-          message: `${STORE_LABELS[error.store]} cannot be ${error.store === 'sqlite' ? 'used' : 'reached'}${changed}; retry shortly`,
-        },
+      sendError(response, 503, {
+        code: 'store_unavailable',
+        store: error.store,
+        message: `${STORE_LABELS[error.store]} cannot be ${error.store === 'sqlite' ? 'used' : 'reached'}${changed}; retry shortly`,
       });
     } else if (error instanceof RangeError) {
-      sendJson(response, 400, { error: { code: 'invalid_input', message: error.message } });
+      sendError(response, 400, { code: 'invalid_input', message: error.message });
     } else if (error instanceof BodyTooLargeError) {
-      sendJson(response, 413, { error: { code: 'body_too_large', message: 'request body too large' } });
+      sendError(response, 413, { code: 'body_too_large', message: 'request body too large' });
     } else {
-      sendJson(response, 500, { error: { code: 'internal', message: 'internal error' } });
+      sendError(response, 500, { code: 'internal', message: 'internal error' });
     }
   }
 }
@@ -212,13 +210,15 @@ function rejectUnknown(input: Record<string, unknown>, allowed: string[]) {
 }
 
 async function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {
-  const text = await readBody(request, 64 * 1024);
   let value: unknown;
   try {
-    value = JSON.parse(text || '{}');
-  } catch {
-    throw new AdminError(400, 'invalid_json', 'request body is not valid JSON');
+    value = await readJsonBody(request, 64 * 1024);
+  } catch (error) {
+    if (error instanceof InvalidJsonError) throw new AdminError(400, 'invalid_json', error.message);
+    throw error;
   }
+  // An empty body is an empty object (e.g. POST /admin/keys/:id/rotate).
+  if (value === undefined) value = {};
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new AdminError(400, 'invalid_json', 'request body must be a JSON object');
   }

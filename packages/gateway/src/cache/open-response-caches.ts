@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { GatewayConfig, NetworkConfig } from '../config/config.ts';
-import { createRedisClient, RedisHealth, whenRedisReady } from '../shared-stores/redis.ts';
-import { RedisResponseCache } from '../shared-stores/redis-response-cache.ts';
+import { createRedisClient, RedisHealth, whenRedisReady } from '../stores/redis.ts';
 import { MemoryResponseCache } from './memory-response-cache.ts';
+import { RedisResponseCache } from './redis-response-cache.ts';
 import type { ResponseCache } from './response-cache.ts';
 
 /** How long one cache read or write may take before it counts as a miss or is dropped. */

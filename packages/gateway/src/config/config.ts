@@ -1,156 +1,353 @@
 import { readFileSync } from 'node:fs';
+import type { Context, Infer } from '@metamask/superstruct';
 import { parse as parseYaml } from 'yaml';
-import type { NetworkKind } from '../rpc/errors.ts';
+import { DEFAULT_SUBSCRIPTION_COSTS } from '../types.ts';
 import {
-  DEFAULT_SUBSCRIPTION_COSTS,
-  SUBSCRIPTION_TYPES,
-  type SubscriptionCosts,
-} from '../ws/subscription-types.ts';
+  boolean,
+  ConfigError,
+  field,
+  fromEnv,
+  integer,
+  isOptionalString,
+  isRecord,
+  list,
+  oneOf,
+  optional,
+  optionalLowerCase,
+  optionalString,
+  parentOf,
+  parseWith,
+  rootOf,
+  section,
+  withDefault,
+} from './schema.ts';
 
-export type NetworkConfig = {
-  /** Short name, also the default base path (`/<name>`). */
-  name: string;
-  kind: NetworkKind;
-  /** CAIP-2 chain id, e.g. `eip155:1`. */
-  chainId: string;
-  /** Path prefix of the base address. Default `/<name>`; `""` with `host` serves the whole host. */
-  basePath: string;
-  /** Optional host name that selects this network (e.g. `mainnet.example.com`). */
-  host?: string;
-  /** Upstream node URLs; secrets may come from the environment as `${VAR}`. */
-  upstreams: string[];
-  /** Credits for methods without an entry in the seed's table. Default 80. */
-  passthroughCost: number;
-  /** Timeout of one upstream call. Default 30000 ms. */
-  timeoutMs: number;
-  /** Largest upstream answer accepted, in bytes. Default 16 MiB. */
-  maxResponseBytes: number;
-  /** Most blocks one eth_getLogs may cover. Default 10000. */
-  maxLogsBlockRange: number;
-  /** How often each upstream is asked for its head (also the health check). Default 2000 ms. */
-  headPollMs: number;
-  /** Finality-aware response cache. */
-  cache: CacheConfig;
-  /** Circuit breaker: failures in a row that set an upstream aside, and for how long. */
-  breaker: { failures: number; cooldownMs: number };
-  /** WebSocket nodes for eth_subscribe (`ws://`/`wss://`); absent: derived from `upstreams`. */
-  wsUpstreams?: string[];
-  /**
-   * `agreed` (default with several upstreams): `latest`/`safe`/`finalized` are sent as the numbers
-   * every upstream in service has reached; `upstream` (default with one): sent as they are.
-   */
-  blockTags: 'agreed' | 'upstream';
-  /** Hedged requests: an idempotent call unanswered after `afterMs` is also sent to the next upstream. */
-  hedge?: { afterMs: number };
-  /** Credits of each eth_subscription notification by subscription type. Default newHeads 50, logs 300. */
-  subscriptionCosts: SubscriptionCosts;
-};
+export { ConfigError };
 
-export type CacheConfig = {
-  enabled: boolean;
-  /** `memory` (this instance) or `redis` (shared by instances). Default `redis` with shared stores. */
-  store: 'memory' | 'redis';
-  /** Most entries kept (memory store only). Default 10000. */
-  maxEntries: number;
-  /** How long data above the finalized block is kept. Default 2000 ms. */
-  unfinalizedTtlMs: number;
-  /** How long final data is kept (redis store only; memory keeps it until evicted by size). Default 1 day. */
-  finalTtlMs: number;
-};
-
-/** Where keys, usage and balances live: `embedded` (one instance) or `shared` (several instances). */
-export type StoresConfig = { kind: 'embedded' } | SharedStoresConfig;
-
-export type SharedStoresConfig = {
-  kind: 'shared';
-  /** PostgreSQL for keys and usage (`postgres://…`); `${VAR}` is taken from the environment. */
-  databaseUrl: string;
-  /** Redis for daily balances and per-second windows (`redis://…` or `rediss://…`). */
-  redisUrl: string;
-  /** While Redis is unreachable: `closed` (default) refuses metered requests, `open` meters locally. */
-  redisFailure: 'closed' | 'open';
-  /** Prefix of the gateway's Redis keys. Default `portico:`. */
-  redisKeyPrefix: string;
-  /** A Redis of its own for the response cache (`cache.store: redis`). Default: `redisUrl`. */
-  cacheRedisUrl?: string;
-};
-
-export type GatewayConfig = {
-  host: string;
-  port: number;
-  /** The address clients use, when it differs from http://host:port (behind a proxy). */
-  publicUrl?: string;
-  /** Folder for the SQLite database (keys, usage). Omitted: an in-memory database. */
-  dataDir?: string;
-  /** Token for the admin API; omitted disables it. */
-  adminToken?: string;
-  /**
-   * Other web origins allowed to call the admin API from a browser (CORS), e.g. an operations
-   * console on its own host. Default none: only the dashboard, served by the gateway itself
-   * (same origin, no CORS needed).
-   */
-  admin?: { corsOrigins: string[] };
-  maxBodyBytes: number;
-  maxBatchSize: number;
-  /** Deepest nesting of arrays and objects in a request body. Default 64. */
-  maxJsonDepth: number;
-  logLevel: string;
-  networks: NetworkConfig[];
-  /** Default (absent) `{ kind: 'embedded' }`. */
-  stores?: StoresConfig;
-  /** `GET /metrics` (Prometheus). Default enabled, without a token. */
-  metrics?: { enabled: boolean; requireAdminToken: boolean };
-  /** PEM files of a certificate and its key: the gateway serves HTTPS (and wss://). */
-  tls?: { certFile: string; keyFile: string };
-  /** On close, how long in-flight requests may take to finish. Default 10000 ms. */
-  shutdownTimeoutMs?: number;
-};
-
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
+// The gateway's configuration, declared once: each field with its default and its rule. The
+// types below are inferred from these schemas; `parseConfig` checks a config against them.
 
 const CAIP2 = /^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/;
 const NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
+const BASE_PATH = /^\/[A-Za-z0-9/_-]*[A-Za-z0-9_-]$/;
 
-const GATEWAY_KEYS = [
-  'host',
-  'port',
-  'publicUrl',
-  'dataDir',
-  'adminToken',
-  'admin',
-  'maxBodyBytes',
-  'maxBatchSize',
-  'maxJsonDepth',
-  'logLevel',
-  'networks',
-  'stores',
-  'metrics',
-  'tls',
-  'shutdownTimeoutMs',
-];
-const STORES_KEYS = ['kind', 'databaseUrl', 'redisUrl', 'redisFailure', 'redisKeyPrefix', 'cacheRedisUrl'];
-const CACHE_KEYS = ['enabled', 'store', 'maxEntries', 'unfinalizedTtlMs', 'finalTtlMs'];
-const NETWORK_KEYS = [
-  'name',
-  'kind',
-  'chainId',
-  'basePath',
-  'host',
-  'upstreams',
-  'passthroughCost',
-  'timeoutMs',
-  'maxResponseBytes',
-  'maxLogsBlockRange',
-  'headPollMs',
-  'cache',
-  'breaker',
-  'wsUpstreams',
-  'blockTags',
-  'hedge',
-  'subscriptionCosts',
-];
+const httpUrl = field<string>((value, at) => {
+  if (typeof value !== 'string') return `${at} must be a URL string`;
+  return hasProtocol(value, ['http:', 'https:']) || `${at} must be an http(s) URL`;
+});
+
+const wsUrl = field<string>(
+  (value, at) =>
+    (typeof value === 'string' && hasProtocol(value, ['ws:', 'wss:'])) || `${at} must be a ws(s) URL`,
+);
+
+/** A PostgreSQL or Redis address of the shared stores. */
+const serviceUrl = (protocols: string[]) =>
+  field<string>((value, at) => {
+    if (typeof value !== 'string') return `${at} is required for shared stores`;
+    let protocol: string;
+    try {
+      protocol = new URL(value).protocol;
+    } catch {
+      return `${at} must be a URL (${protocols.join(' or ')}//…)`;
+    }
+    return protocols.includes(protocol) || `${at} must start with ${protocols.join(' or ')}//`;
+  });
+
+/** An origin exactly as a browser sends it: scheme, host and port only (never `*`). */
+const webOrigin = field<string>((value, at) => {
+  const example = 'such as https://ops.example.com or http://127.0.0.1:3000';
+  if (value === '*')
+    return `${at}: "*" would let any web page drive the admin API; list the origins ${example}`;
+  let origin: string | undefined;
+  try {
+    const url = new URL(String(value));
+    if (url.protocol === 'http:' || url.protocol === 'https:') origin = url.origin;
+  } catch {}
+  if (typeof value === 'string' && origin === value) return true;
+  return `${at} must be an origin (scheme, host and optional port, nothing after) ${example}, got ${JSON.stringify(value)}${origin && origin !== value ? ` (did you mean ${origin}?)` : ''}`;
+});
+
+function hasProtocol(value: string, protocols: string[]): boolean {
+  try {
+    return protocols.includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}
+
+/** A PEM file of `tls`; whether both are given is checked on the section. */
+const pemFile = field<string>(isOptionalString, (value) => (value === null ? undefined : value));
+
+const hasAdminToken = (context: Context) => typeof rootOf(context).adminToken === 'string';
+
+/** The stores kind the config asks for (read before the stores section itself is checked). */
+const storesKindOf = (context: Context) => {
+  const stores = rootOf(context).stores;
+  return isRecord(stores) && stores.kind === 'shared' ? 'shared' : 'embedded';
+};
+
+/** `cache: false`, complete as it is. */
+const TURNED_OFF = new WeakSet<object>();
+
+/** The cache lives in memory with embedded stores and in the shared Redis with shared stores. */
+const cacheSchema = section(
+  {
+    enabled: withDefault(boolean, true, { keepNull: true }),
+    /** `memory` (this instance) or `redis` (shared by instances). Default `redis` with shared stores. */
+    store: withDefault(
+      field<'memory' | 'redis'>((value, at, context) => {
+        if (value !== 'memory' && value !== 'redis') return `${at} must be memory or redis`;
+        if (value === 'redis' && storesKindOf(context) !== 'shared')
+          return `${at}: redis needs stores.kind: shared (the cache uses the shared Redis)`;
+        return true;
+      }),
+      (context) => (storesKindOf(context) === 'shared' ? 'redis' : 'memory'),
+    ),
+    /** Most entries kept (memory store only). Default 10000. */
+    maxEntries: withDefault(integer(1, 10_000_000), 10_000),
+    /** How long data above the finalized block is kept. Default 2000 ms. */
+    unfinalizedTtlMs: withDefault(integer(0, 3_600_000), 2000),
+    /** How long final data is kept (redis store only; memory keeps it until evicted by size). Default 1 day. */
+    finalTtlMs: withDefault(integer(1000, 30 * 86_400_000), 86_400_000),
+  },
+  {
+    prepare: (value, context) => {
+      if (value === undefined || value === true) return {};
+      if (value !== false) return value;
+      const store = storesKindOf(context) === 'shared' ? 'redis' : 'memory';
+      const off = { enabled: false, store, maxEntries: 0, unfinalizedTtlMs: 0, finalTtlMs: 0 };
+      TURNED_OFF.add(off);
+      return off;
+    },
+    complete: (value) => TURNED_OFF.has(value),
+  },
+);
+
+const networkSchema = (env: NodeJS.ProcessEnv) =>
+  section(
+    {
+      /** Short name, also the default base path (`/<name>`). */
+      name: field<string>(
+        (value, at) => (typeof value === 'string' && NAME.test(value)) || `${at} must match ${NAME}`,
+      ),
+      kind: withDefault(oneOf(['evm', 'solana'], 'must be evm or solana'), 'evm'),
+      /** CAIP-2 chain id, e.g. `eip155:1`. */
+      chainId: field<string>(
+        (value, at) =>
+          (typeof value === 'string' && CAIP2.test(value)) ||
+          `${at} must be a CAIP-2 chain id such as eip155:1`,
+      ),
+      /** Path prefix of the base address. Default `/<name>`; `""` with `host` serves the whole host. */
+      basePath: withDefault(
+        field<string>((value, at, context) => {
+          if (typeof value !== 'string' || !(value === '' || BASE_PATH.test(value)))
+            return `${at} must be "" or a path such as /mainnet`;
+          return (
+            value !== '' || Boolean(parentOf(context).host) || `${at} may be empty only when host is set`
+          );
+        }),
+        (context) => {
+          const { host, name } = parentOf(context);
+          return typeof host === 'string' && host !== '' ? '' : `/${name}`;
+        },
+        { keepNull: true },
+      ),
+      /** Optional host name that selects this network (e.g. `mainnet.example.com`). */
+      host: optionalLowerCase,
+      /** Upstream node URLs; secrets may come from the environment as `${VAR}`. */
+      upstreams: list(
+        fromEnv(httpUrl, env),
+        (value, at) => value.length > 0 || `${at} must be a non-empty list of URLs`,
+        (at) => `${at} must be a non-empty list of URLs`,
+      ),
+      /** Credits for methods without an entry in the seed's table. Default 80. */
+      passthroughCost: withDefault(integer(0, 1_000_000), 80),
+      /** Timeout of one upstream call. Default 30000 ms. */
+      timeoutMs: withDefault(integer(100, 600_000), 30_000),
+      /** Largest upstream answer accepted, in bytes. Default 16 MiB. */
+      maxResponseBytes: withDefault(integer(1024, 1024 ** 3), 16 * 1024 * 1024),
+      /** Most blocks one eth_getLogs may cover. Default 10000. */
+      maxLogsBlockRange: withDefault(integer(1, 100_000_000), 10_000),
+      /** How often each upstream is asked for its head (also the health check). Default 2000 ms. */
+      headPollMs: withDefault(integer(100, 600_000), 2000),
+      /** Finality-aware response cache. */
+      cache: cacheSchema,
+      /** Circuit breaker: failures in a row that set an upstream aside, and for how long. */
+      breaker: section(
+        {
+          failures: withDefault(integer(1, 1000), 3),
+          cooldownMs: withDefault(integer(100, 3_600_000), 5000),
+        },
+        { prepare: (value) => (value === undefined ? {} : value) },
+      ),
+      /** WebSocket nodes for eth_subscribe (`ws://`/`wss://`); absent: derived from `upstreams`. */
+      wsUpstreams: optional(
+        list(
+          fromEnv(wsUrl, env),
+          (value, at) => value.length > 0 || `${at} must be a non-empty list of URLs`,
+          (at) => `${at} must be a non-empty list of URLs`,
+        ),
+      ),
+      /**
+       * `agreed` (default with several upstreams): `latest`/`safe`/`finalized` are sent as the numbers
+       * every upstream in service has reached; `upstream` (default with one): sent as they are.
+       */
+      blockTags: withDefault(oneOf(['agreed', 'upstream']), (context) => {
+        const { kind, upstreams } = parentOf(context);
+        return (kind ?? 'evm') === 'evm' && Array.isArray(upstreams) && upstreams.length > 1
+          ? 'agreed'
+          : 'upstream';
+      }),
+      /** Hedged requests: an idempotent call unanswered after `afterMs` is also sent to the next upstream. */
+      hedge: optional(
+        section({ afterMs: integer(1, 600_000) }),
+        (value) => value === undefined || value === false,
+      ),
+      /** Credits of each eth_subscription notification by subscription type. Default newHeads 50, logs 300. */
+      subscriptionCosts: section(
+        {
+          newHeads: withDefault(integer(0, 1_000_000), DEFAULT_SUBSCRIPTION_COSTS.newHeads),
+          logs: withDefault(integer(0, 1_000_000), DEFAULT_SUBSCRIPTION_COSTS.logs),
+        },
+        { prepare: (value) => (value === undefined || value === null ? {} : value) },
+      ),
+    },
+    { checkFirst: ['name', 'kind', 'chainId', 'host'] },
+  );
+
+/** Where keys, usage and balances live: `embedded` (one instance) or `shared` (several instances). */
+const storesSchema = (env: NodeJS.ProcessEnv) =>
+  section(
+    {
+      kind: withDefault(oneOf(['embedded', 'shared'], 'must be embedded or shared'), 'embedded'),
+      /** PostgreSQL for keys and usage (`postgres://…`); `${VAR}` is taken from the environment. */
+      databaseUrl: fromEnv(serviceUrl(['postgres:', 'postgresql:']), env),
+      /** Redis for daily balances and per-second windows (`redis://…` or `rediss://…`). */
+      redisUrl: fromEnv(serviceUrl(['redis:', 'rediss:']), env),
+      /** While Redis is unreachable: `closed` (default) refuses metered requests, `open` meters locally. */
+      redisFailure: withDefault(oneOf(['closed', 'open'], 'must be closed or open'), 'closed'),
+      /** Prefix of the gateway's Redis keys. Default `portico:`. */
+      redisKeyPrefix: withDefault(
+        field<string>((value, at) => {
+          if (typeof value !== 'string') return `${at} must be a string`;
+          return /^[A-Za-z0-9:_.-]{0,64}$/.test(value) || `${at} must be at most 64 of A-Z a-z 0-9 : _ . -`;
+        }),
+        'portico:',
+      ),
+      /** A Redis of its own for the response cache (`cache.store: redis`). Default: `redisUrl`. */
+      cacheRedisUrl: optional(
+        fromEnv(serviceUrl(['redis:', 'rediss:']), env),
+        (value) => value === undefined,
+      ),
+    },
+    {
+      prepare: (value) => {
+        if (value === undefined || value === null) return { kind: 'embedded' };
+        return isRecord(value) && (value.kind === undefined || value.kind === null)
+          ? { ...value, kind: 'embedded' }
+          : value;
+      },
+      // Embedded stores have no settings: only `kind` may be written.
+      check: (value) => {
+        const extra = Object.keys(value).filter((key) => key !== 'kind');
+        return (
+          value.kind !== 'embedded' ||
+          extra.length === 0 ||
+          `stores: ${extra.join(', ')} apply only to kind: shared`
+        );
+      },
+      complete: (value) => value.kind === 'embedded',
+      checkFirst: ['kind', 'redisFailure', 'redisKeyPrefix'],
+    },
+  );
+
+const gatewaySchema = (env: NodeJS.ProcessEnv) =>
+  section(
+    {
+      host: withDefault(optionalString, '127.0.0.1'),
+      port: withDefault(integer(0, 65535), 8545),
+      /** The address clients use, when it differs from http://host:port (behind a proxy). */
+      publicUrl: optionalString,
+      /** Folder for the SQLite database (keys, usage). Omitted: an in-memory database. */
+      dataDir: optionalString,
+      /** Token for the admin API; omitted disables it. */
+      adminToken: fromEnv(optionalString, env),
+      /**
+       * Other web origins allowed to call the admin API from a browser (CORS), e.g. an operations
+       * console on its own host. Default none: only the dashboard, served by the gateway itself
+       * (same origin, no CORS needed).
+       */
+      admin: section(
+        {
+          corsOrigins: withDefault(
+            list(
+              webOrigin,
+              (value, at, context) =>
+                value.length === 0 ||
+                hasAdminToken(context) ||
+                `${at} needs adminToken to be set (without it the admin API is off)`,
+              (at) => `${at} must be a list of origins such as https://ops.example.com`,
+            ),
+            [],
+          ),
+        },
+        { prepare: (value) => (value === undefined || value === null ? {} : value) },
+      ),
+      maxBodyBytes: withDefault(integer(1024, 100 * 1024 * 1024), 1024 * 1024),
+      maxBatchSize: withDefault(integer(1, 1000), 100),
+      /** Deepest nesting of arrays and objects in a request body. Default 64. */
+      maxJsonDepth: withDefault(integer(8, 512), 64),
+      logLevel: withDefault(optionalString, 'info'),
+      networks: list(
+        networkSchema(env),
+        (value) => value.length > 0 || 'config.networks must be a non-empty list',
+        () => 'config.networks must be a non-empty list',
+      ),
+      /** Default (absent) `{ kind: 'embedded' }`. */
+      stores: storesSchema(env),
+      /** `GET /metrics` (Prometheus). Default enabled, without a token. */
+      metrics: section(
+        {
+          enabled: withDefault(boolean, true, { keepNull: true }),
+          requireAdminToken: withDefault(
+            field<boolean>((value, at, context) => {
+              if (typeof value !== 'boolean') return `${at} must be true or false`;
+              return !value || hasAdminToken(context) || `${at} needs adminToken to be set`;
+            }),
+            false,
+            { keepNull: true },
+          ),
+        },
+        { prepare: (value) => (value === undefined || value === null ? {} : value) },
+      ),
+      /** PEM files of a certificate and its key: the gateway serves HTTPS (and wss://). */
+      tls: optional(
+        section(
+          { certFile: pemFile, keyFile: pemFile },
+          {
+            refine: ({ certFile, keyFile }) =>
+              Boolean(certFile && keyFile) || 'tls needs both certFile and keyFile (PEM files)',
+          },
+        ),
+      ),
+      /** On close, how long in-flight requests may take to finish. Default 10000 ms. */
+      shutdownTimeoutMs: withDefault(integer(0, 600_000), 10_000),
+    },
+    // Checked first: a network's cache depends on the stores.
+    { checkFirst: ['stores', 'networks', 'adminToken'] },
+  );
+
+export type CacheConfig = Infer<typeof cacheSchema>;
+export type NetworkConfig = Infer<ReturnType<typeof networkSchema>>;
+type StoresFields = Infer<ReturnType<typeof storesSchema>>;
+export type SharedStoresConfig = StoresFields & { kind: 'shared' };
+/** Where keys, usage and balances live: `embedded` (one instance) or `shared` (several instances). */
+export type StoresConfig = { kind: 'embedded' } | SharedStoresConfig;
+type ParsedConfig = Infer<ReturnType<typeof gatewaySchema>>;
+/** The gateway's configuration, completed with defaults (`parseConfig`); sections left out of a hand-built one take their defaults. */
+export type GatewayConfig = Omit<ParsedConfig, 'stores' | 'admin' | 'metrics' | 'shutdownTimeoutMs'> &
+  Partial<Pick<ParsedConfig, 'admin' | 'metrics' | 'shutdownTimeoutMs'>> & { stores?: StoresConfig };
 
 /** Reads a YAML or JSON config file. */
 export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
@@ -165,318 +362,15 @@ export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.en
 
 /** Validates a config object, filling defaults; every problem names its field. */
 export function parseConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  const root = object(raw, 'config');
-  unknownKeys(root, GATEWAY_KEYS, 'config');
-  const networks = root.networks;
-  if (!Array.isArray(networks) || networks.length === 0)
-    throw new ConfigError('config.networks must be a non-empty list');
-  const stores = parseStores(root.stores, env);
-  const parsed = networks.map((n, i) => parseNetwork(n, `networks[${i}]`, env, stores.kind));
+  const config = parseWith(raw, gatewaySchema(env)) as GatewayConfig;
   const names = new Set<string>();
   const bases = new Set<string>();
-  for (const network of parsed) {
+  for (const network of config.networks) {
     if (names.has(network.name)) throw new ConfigError(`network name ${network.name} is used twice`);
     names.add(network.name);
     const base = `${network.host ?? ''}${network.basePath}`;
     if (bases.has(base)) throw new ConfigError(`two networks share the base address ${base || '/'}`);
     bases.add(base);
   }
-  const adminToken = optionalString(substitute(root.adminToken, env, 'adminToken'), 'adminToken');
-  return {
-    host: optionalString(root.host, 'host') ?? '127.0.0.1',
-    port: integer(root.port ?? 8545, 'port', 0, 65535),
-    publicUrl: optionalString(root.publicUrl, 'publicUrl'),
-    dataDir: optionalString(root.dataDir, 'dataDir'),
-    adminToken,
-    admin: parseAdmin(root.admin, adminToken !== undefined),
-    maxBodyBytes: integer(root.maxBodyBytes ?? 1024 * 1024, 'maxBodyBytes', 1024, 100 * 1024 * 1024),
-    maxBatchSize: integer(root.maxBatchSize ?? 100, 'maxBatchSize', 1, 1000),
-    maxJsonDepth: integer(root.maxJsonDepth ?? 64, 'maxJsonDepth', 8, 512),
-    logLevel: optionalString(root.logLevel, 'logLevel') ?? 'info',
-    networks: parsed,
-    stores,
-    metrics: parseMetrics(root.metrics, adminToken !== undefined),
-    tls: parseTls(root.tls),
-    shutdownTimeoutMs: integer(root.shutdownTimeoutMs ?? 10_000, 'shutdownTimeoutMs', 0, 600_000),
-  };
-}
-
-function parseAdmin(raw: unknown, hasAdminToken: boolean): GatewayConfig['admin'] {
-  if (raw === undefined || raw === null) return { corsOrigins: [] };
-  const admin = object(raw, 'admin');
-  unknownKeys(admin, ['corsOrigins'], 'admin');
-  const origins = admin.corsOrigins ?? [];
-  if (!Array.isArray(origins))
-    throw new ConfigError('admin.corsOrigins must be a list of origins such as https://ops.example.com');
-  if (origins.length && !hasAdminToken)
-    throw new ConfigError('admin.corsOrigins needs adminToken to be set (without it the admin API is off)');
-  return { corsOrigins: origins.map((origin, i) => webOrigin(origin, `admin.corsOrigins[${i}]`)) };
-}
-
-/** An origin exactly as a browser sends it: scheme, host and port only (never `*`). */
-function webOrigin(value: unknown, at: string): string {
-  const example = 'such as https://ops.example.com or http://127.0.0.1:3000';
-  if (value === '*')
-    throw new ConfigError(
-      `${at}: "*" would let any web page drive the admin API; list the origins ${example}`,
-    );
-  let origin: string | undefined;
-  try {
-    const url = new URL(String(value));
-    if (url.protocol === 'http:' || url.protocol === 'https:') origin = url.origin;
-  } catch {}
-  if (typeof value !== 'string' || origin !== value)
-    throw new ConfigError(
-      `${at} must be an origin (scheme, host and optional port, nothing after) ${example}, got ${JSON.stringify(value)}${origin && origin !== value ? ` (did you mean ${origin}?)` : ''}`,
-    );
-  return origin;
-}
-
-function parseMetrics(raw: unknown, hasAdminToken: boolean): GatewayConfig['metrics'] {
-  if (raw === undefined || raw === null) return { enabled: true, requireAdminToken: false };
-  const metrics = object(raw, 'metrics');
-  unknownKeys(metrics, ['enabled', 'requireAdminToken'], 'metrics');
-  for (const field of ['enabled', 'requireAdminToken'] as const) {
-    if (metrics[field] !== undefined && typeof metrics[field] !== 'boolean')
-      throw new ConfigError(`metrics.${field} must be true or false`);
-  }
-  const requireAdminToken = metrics.requireAdminToken === true;
-  if (requireAdminToken && !hasAdminToken)
-    throw new ConfigError('metrics.requireAdminToken needs adminToken to be set');
-  return { enabled: metrics.enabled !== false, requireAdminToken };
-}
-
-function parseTls(raw: unknown): GatewayConfig['tls'] {
-  if (raw === undefined || raw === null) return undefined;
-  const tls = object(raw, 'tls');
-  unknownKeys(tls, ['certFile', 'keyFile'], 'tls');
-  const certFile = optionalString(tls.certFile, 'tls.certFile');
-  const keyFile = optionalString(tls.keyFile, 'tls.keyFile');
-  if (!certFile || !keyFile) throw new ConfigError('tls needs both certFile and keyFile (PEM files)');
-  return { certFile, keyFile };
-}
-
-function parseStores(raw: unknown, env: NodeJS.ProcessEnv): StoresConfig {
-  if (raw === undefined || raw === null) return { kind: 'embedded' };
-  const stores = object(raw, 'stores');
-  unknownKeys(stores, STORES_KEYS, 'stores');
-  const kind = stores.kind ?? 'embedded';
-  if (kind === 'embedded') {
-    const extra = Object.keys(stores).filter((k) => k !== 'kind');
-    if (extra.length) throw new ConfigError(`stores: ${extra.join(', ')} apply only to kind: shared`);
-    return { kind };
-  }
-  if (kind !== 'shared') throw new ConfigError('stores.kind must be embedded or shared');
-  const redisFailure = stores.redisFailure ?? 'closed';
-  if (redisFailure !== 'closed' && redisFailure !== 'open')
-    throw new ConfigError('stores.redisFailure must be closed or open');
-  const redisKeyPrefix = optionalString(stores.redisKeyPrefix, 'stores.redisKeyPrefix') ?? 'portico:';
-  if (!/^[A-Za-z0-9:_.-]{0,64}$/.test(redisKeyPrefix))
-    throw new ConfigError('stores.redisKeyPrefix must be at most 64 of A-Z a-z 0-9 : _ . -');
-  return {
-    kind,
-    databaseUrl: serviceUrl(stores.databaseUrl, env, 'stores.databaseUrl', ['postgres:', 'postgresql:']),
-    redisUrl: serviceUrl(stores.redisUrl, env, 'stores.redisUrl', ['redis:', 'rediss:']),
-    redisFailure,
-    redisKeyPrefix,
-    ...(stores.cacheRedisUrl !== undefined && {
-      cacheRedisUrl: serviceUrl(stores.cacheRedisUrl, env, 'stores.cacheRedisUrl', ['redis:', 'rediss:']),
-    }),
-  };
-}
-
-function serviceUrl(value: unknown, env: NodeJS.ProcessEnv, at: string, protocols: string[]): string {
-  const text = substitute(value, env, at);
-  if (typeof text !== 'string') throw new ConfigError(`${at} is required for shared stores`);
-  let protocol: string;
-  try {
-    protocol = new URL(text).protocol;
-  } catch {
-    throw new ConfigError(`${at} must be a URL (${protocols.join(' or ')}//…)`);
-  }
-  if (!protocols.includes(protocol))
-    throw new ConfigError(`${at} must start with ${protocols.join(' or ')}//`);
-  return text;
-}
-
-function parseNetwork(
-  raw: unknown,
-  at: string,
-  env: NodeJS.ProcessEnv,
-  storesKind: StoresConfig['kind'],
-): NetworkConfig {
-  const network = object(raw, at);
-  unknownKeys(network, NETWORK_KEYS, at);
-  const name = network.name;
-  if (typeof name !== 'string' || !NAME.test(name)) throw new ConfigError(`${at}.name must match ${NAME}`);
-  const kind = network.kind ?? 'evm';
-  if (kind !== 'evm' && kind !== 'solana') throw new ConfigError(`${at}.kind must be evm or solana`);
-  const chainId = network.chainId;
-  if (typeof chainId !== 'string' || !CAIP2.test(chainId))
-    throw new ConfigError(`${at}.chainId must be a CAIP-2 chain id such as eip155:1`);
-  const host = optionalString(network.host, `${at}.host`)?.toLowerCase();
-  const basePath = network.basePath === undefined ? (host ? '' : `/${name}`) : network.basePath;
-  if (
-    typeof basePath !== 'string' ||
-    !(basePath === '' || /^\/[A-Za-z0-9/_-]*[A-Za-z0-9_-]$/.test(basePath))
-  ) {
-    throw new ConfigError(`${at}.basePath must be "" or a path such as /mainnet`);
-  }
-  if (basePath === '' && !host) throw new ConfigError(`${at}.basePath may be empty only when host is set`);
-  const upstreams = network.upstreams;
-  if (!Array.isArray(upstreams) || upstreams.length === 0)
-    throw new ConfigError(`${at}.upstreams must be a non-empty list of URLs`);
-  return {
-    name,
-    kind,
-    chainId,
-    basePath,
-    host,
-    upstreams: upstreams.map((u, i) =>
-      url(substitute(u, env, `${at}.upstreams[${i}]`), `${at}.upstreams[${i}]`),
-    ),
-    passthroughCost: integer(network.passthroughCost ?? 80, `${at}.passthroughCost`, 0, 1_000_000),
-    timeoutMs: integer(network.timeoutMs ?? 30_000, `${at}.timeoutMs`, 100, 600_000),
-    headPollMs: integer(network.headPollMs ?? 2000, `${at}.headPollMs`, 100, 600_000),
-    maxResponseBytes: integer(
-      network.maxResponseBytes ?? 16 * 1024 * 1024,
-      `${at}.maxResponseBytes`,
-      1024,
-      1024 ** 3,
-    ),
-    maxLogsBlockRange: integer(
-      network.maxLogsBlockRange ?? 10_000,
-      `${at}.maxLogsBlockRange`,
-      1,
-      100_000_000,
-    ),
-
-    cache: parseCache(network.cache, `${at}.cache`, storesKind),
-    breaker: parseBreaker(network.breaker, `${at}.breaker`),
-    wsUpstreams: parseWsUpstreams(network.wsUpstreams, env, `${at}.wsUpstreams`),
-    blockTags: oneOf(
-      network.blockTags ?? (kind === 'evm' && upstreams.length > 1 ? 'agreed' : 'upstream'),
-      ['agreed', 'upstream'] as const,
-      `${at}.blockTags`,
-    ),
-    hedge: parseHedge(network.hedge, `${at}.hedge`),
-    subscriptionCosts: parseSubscriptionCosts(network.subscriptionCosts, `${at}.subscriptionCosts`),
-  };
-}
-
-function parseSubscriptionCosts(raw: unknown, at: string): SubscriptionCosts {
-  const costs = raw === undefined || raw === null ? {} : object(raw, at);
-  unknownKeys(costs, [...SUBSCRIPTION_TYPES], at);
-  return {
-    newHeads: integer(costs.newHeads ?? DEFAULT_SUBSCRIPTION_COSTS.newHeads, `${at}.newHeads`, 0, 1_000_000),
-    logs: integer(costs.logs ?? DEFAULT_SUBSCRIPTION_COSTS.logs, `${at}.logs`, 0, 1_000_000),
-  };
-}
-
-function parseHedge(raw: unknown, at: string): NetworkConfig['hedge'] {
-  if (raw === undefined || raw === false) return undefined;
-  const hedge = object(raw, at);
-  unknownKeys(hedge, ['afterMs'], at);
-  return { afterMs: integer(hedge.afterMs, `${at}.afterMs`, 1, 600_000) };
-}
-
-/** The cache lives in memory with embedded stores and in the shared Redis with shared stores. */
-function parseCache(raw: unknown, at: string, storesKind: StoresConfig['kind']): CacheConfig {
-  const byDefault = storesKind === 'shared' ? 'redis' : 'memory';
-  if (raw === false)
-    return { enabled: false, store: byDefault, maxEntries: 0, unfinalizedTtlMs: 0, finalTtlMs: 0 };
-  const cache = raw === undefined || raw === true ? {} : object(raw, at);
-  unknownKeys(cache, CACHE_KEYS, at);
-  if (cache.enabled !== undefined && typeof cache.enabled !== 'boolean')
-    throw new ConfigError(`${at}.enabled must be true or false`);
-  const store = cache.store ?? byDefault;
-  if (store !== 'memory' && store !== 'redis') throw new ConfigError(`${at}.store must be memory or redis`);
-  if (store === 'redis' && storesKind !== 'shared')
-    throw new ConfigError(`${at}.store: redis needs stores.kind: shared (the cache uses the shared Redis)`);
-  return {
-    enabled: cache.enabled !== false,
-    store,
-    maxEntries: integer(cache.maxEntries ?? 10_000, `${at}.maxEntries`, 1, 10_000_000),
-    unfinalizedTtlMs: integer(cache.unfinalizedTtlMs ?? 2000, `${at}.unfinalizedTtlMs`, 0, 3_600_000),
-    finalTtlMs: integer(cache.finalTtlMs ?? 86_400_000, `${at}.finalTtlMs`, 1000, 30 * 86_400_000),
-  };
-}
-
-function parseWsUpstreams(raw: unknown, env: NodeJS.ProcessEnv, at: string): string[] | undefined {
-  if (raw === undefined || raw === null) return undefined;
-  if (!Array.isArray(raw) || raw.length === 0)
-    throw new ConfigError(`${at} must be a non-empty list of URLs`);
-  return raw.map((u, i) => {
-    const value = substitute(u, env, `${at}[${i}]`);
-    try {
-      if (typeof value !== 'string' || !['ws:', 'wss:'].includes(new URL(value).protocol)) throw new Error();
-    } catch {
-      throw new ConfigError(`${at}[${i}] must be a ws(s) URL`);
-    }
-    return value;
-  });
-}
-
-function parseBreaker(raw: unknown, at: string): NetworkConfig['breaker'] {
-  const breaker = raw === undefined ? {} : object(raw, at);
-  unknownKeys(breaker, ['failures', 'cooldownMs'], at);
-  return {
-    failures: integer(breaker.failures ?? 3, `${at}.failures`, 1, 1000),
-    cooldownMs: integer(breaker.cooldownMs ?? 5000, `${at}.cooldownMs`, 100, 3_600_000),
-  };
-}
-
-/** `${VAR}` in a string is replaced by the environment variable, so secrets stay out of the file. */
-function substitute(value: unknown, env: NodeJS.ProcessEnv, at: string): unknown {
-  if (typeof value !== 'string') return value;
-  return value.replace(/\$\{([A-Z0-9_]+)\}/g, (_, name: string) => {
-    const found = env[name];
-    if (found === undefined)
-      throw new ConfigError(`${at} uses \${${name}} but that environment variable is not set`);
-    return found;
-  });
-}
-
-function object(value: unknown, at: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new ConfigError(`${at} must be an object`);
-  return value as Record<string, unknown>;
-}
-
-function unknownKeys(value: Record<string, unknown>, allowed: string[], at: string) {
-  const unknown = Object.keys(value).filter((k) => !allowed.includes(k));
-  if (unknown.length)
-    throw new ConfigError(
-      `${at} has unknown field(s): ${unknown.join(', ')} (allowed: ${allowed.join(', ')})`,
-    );
-}
-
-function optionalString(value: unknown, at: string): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw new ConfigError(`${at} must be a string`);
-  return value;
-}
-
-function integer(value: unknown, at: string, min: number, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${at} must be an integer from ${min} to ${max}`);
-  }
-  return value;
-}
-
-function url(value: unknown, at: string): string {
-  if (typeof value !== 'string') throw new ConfigError(`${at} must be a URL string`);
-  try {
-    const parsed = new URL(value);
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error();
-  } catch {
-    throw new ConfigError(`${at} must be an http(s) URL`);
-  }
-  return value;
-}
-
-function oneOf<T extends string>(value: unknown, allowed: readonly T[], at: string): T {
-  if (typeof value !== 'string' || !allowed.includes(value as T))
-    throw new ConfigError(`${at} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
-  return value as T;
+  return config;
 }

@@ -1,6 +1,6 @@
 import { StoreUnavailableError } from '../rpc/errors.ts';
-import type { BatchWriter, GroupCommit } from '../store/group-commit.ts';
-import { type SqliteDatabase, scalar } from '../store/sqlite.ts';
+import type { BatchWriter, GroupCommit } from '../stores/group-commit.ts';
+import { type SqliteDatabase, scalar } from '../stores/sqlite.ts';
 import { utcDay } from './day.ts';
 import type { CreditLedger, DebitResult } from './ledger.ts';
 import { MemoryCreditLedger } from './memory-ledger.ts';

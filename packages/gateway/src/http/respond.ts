@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { sendJson as send, sendError as sendHttpError } from '@portico/http';
 import { stringifyJsonExact } from '../rpc/exact-json.ts';
 
 /**
@@ -53,18 +54,22 @@ export function useAdminCors(response: ServerResponse, allowed: ReadonlySet<stri
   };
 }
 
+/** A JSON answer with the CORS headers of its endpoint, numbers and ids written exactly. */
 export function sendJson(
   response: ServerResponse,
   status: number,
   body: unknown,
   headers: Record<string, string> = {},
 ) {
-  const text = stringifyJsonExact(body);
-  response.writeHead(status, {
-    ...corsHeadersFor(response),
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    ...headers,
-  });
-  response.end(text);
+  send(response, status, body, { ...corsHeadersFor(response), ...headers }, stringifyJsonExact);
+}
+
+/** `{ "error": { "code", "message" } }` (admin API, /metrics), with the CORS headers of its endpoint. */
+export function sendError(
+  response: ServerResponse,
+  status: number,
+  error: { code: string; message: string } & Record<string, unknown>,
+  headers: Record<string, string> = {},
+) {
+  sendHttpError(response, status, error, { ...corsHeadersFor(response), ...headers }, stringifyJsonExact);
 }

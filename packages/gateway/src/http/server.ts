@@ -2,19 +2,18 @@ import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { BodyTooLargeError, readBody } from '@portico/http';
 import { type AdminDependencies, handleAdmin } from '../admin/admin-api.ts';
 import { nextUtcMidnight } from '../credits/day.ts';
-import type { KeyStore } from '../keys/key-store.ts';
+import type { ApiKeyRecord, KeyStore } from '../keys/key-store.ts';
 import type { Network } from '../network.ts';
 import { readiness } from '../observability/health.ts';
-import { authenticate } from '../pipeline/authenticate.ts';
-import { enforceRequestSettings } from '../pipeline/enforce-settings.ts';
+import { accessEntry, admitKey, routeRequest, unroutedMessage } from '../pipeline/admit.ts';
 import { handleRpc, type RpcDependencies } from '../pipeline/handle-rpc.ts';
 import { GatewayError } from '../rpc/errors.ts';
 import { errorResponse } from '../rpc/jsonrpc.ts';
-import { BodyTooLargeError, readBody } from './read-body.ts';
-import { CORS_PREFLIGHT_HEADERS, corsHeadersFor, sendJson, useAdminCors } from './respond.ts';
-import { routeRpc } from './route.ts';
+import type { AccessEntry } from '../types.ts';
+import { CORS_PREFLIGHT_HEADERS, corsHeadersFor, sendError, sendJson, useAdminCors } from './respond.ts';
 
 export type HttpServerDependencies = RpcDependencies & {
   networks: readonly Network[];
@@ -34,17 +33,6 @@ export type HttpServerDependencies = RpcDependencies & {
   shuttingDown?: () => boolean;
   /** Told once per answered RPC request (access log); key ids only. */
   onAnswered?: (entry: AccessEntry) => void;
-};
-
-export type AccessEntry = {
-  transport: 'http' | 'ws';
-  keyId: string;
-  network: string;
-  /** The method, or `batch` for a batch. */
-  method: string;
-  batchSize?: number;
-  status: number;
-  ms: number;
 };
 
 export type GatewayServer = Server | HttpsServer;
@@ -98,21 +86,19 @@ async function handle(
   }
   if (path === '/metrics' && deps.metrics) return sendMetrics(request, response, deps.metrics);
   if (path === '/admin' || path.startsWith('/admin/')) {
-    if (!admin)
-      return sendJson(response, 404, { error: { code: 'not_found', message: 'the admin API is disabled' } });
+    if (!admin) return sendError(response, 404, { code: 'not_found', message: 'the admin API is disabled' });
     return handleAdmin(request, response, request.url ?? path, admin);
   }
-  const route = routeRpc(deps.networks, request.headers.host, path);
+  const route = routeRequest(deps.networks, 'http', request.headers.host, path);
   if (route === undefined || route === 'no-network') {
     if (deps.extraHandlers?.some((extra) => extra(request, response))) return;
-    const known = deps.networks.map((n) => `${n.basePath}/v3/<API_KEY>`).join(', ');
     return sendJson(
       response,
       404,
-      errorResponse(null, { code: -32600, message: `no network at ${path}; RPC addresses are ${known}` }),
+      errorResponse(null, { code: -32600, message: unroutedMessage(deps.networks, 'http', path) }),
     );
   }
-  const { network, key } = route;
+  const { network } = route;
   const fail = (error: GatewayError, headers?: Record<string, string>) =>
     sendJson(
       response,
@@ -140,14 +126,9 @@ async function handle(
       }),
     );
   }
-  let record: Awaited<ReturnType<typeof authenticate>>;
+  let record: ApiKeyRecord;
   try {
-    record = await authenticate(deps.keys, key);
-    enforceRequestSettings(record, {
-      origin: request.headers.origin,
-      userAgent: request.headers['user-agent'],
-      authorization: request.headers.authorization,
-    });
+    record = await admitKey(deps.keys, route, request.headers);
   } catch (error) {
     request.resume();
     return fail(error as GatewayError);
@@ -157,31 +138,15 @@ async function handle(
     text = await readBody(request, deps.maxBodyBytes);
   } catch (error) {
     if (error instanceof BodyTooLargeError) {
-      return fail(
-        new GatewayError(
-          'bodyTooLarge',
-          `request body too large: at most ${deps.maxBodyBytes} bytes are accepted`,
-        ),
-        {
-          connection: 'close',
-        },
-      );
+      return fail(new GatewayError('bodyTooLarge', error.message), {
+        connection: 'close',
+      });
     }
     throw error;
   }
   const started = deps.onAnswered ? performance.now() : 0;
   const outcome = await handleRpc(text, network, record, deps);
-  if (deps.onAnswered) {
-    deps.onAnswered({
-      transport: 'http',
-      keyId: record.id,
-      network: network.name,
-      method: outcome.method,
-      batchSize: outcome.batchSize,
-      status: outcome.body === undefined ? 204 : outcome.status,
-      ms: Math.round((performance.now() - started) * 100) / 100,
-    });
-  }
+  deps.onAnswered?.(accessEntry('http', record.id, network, outcome, started));
   const headers: Record<string, string> = {};
   if (outcome.remaining !== undefined) {
     headers['x-credits-remaining'] = String(outcome.remaining);
@@ -205,15 +170,10 @@ async function sendMetrics(
     const presented = Buffer.from(header?.startsWith('Bearer ') ? header.slice(7) : '');
     const token = Buffer.from(metrics.adminToken);
     if (presented.length !== token.length || !timingSafeEqual(presented, token)) {
-      return sendJson(
+      return sendError(
         response,
         401,
-        {
-          error: {
-            code: 'unauthorized',
-            message: 'admin token required: send Authorization: Bearer <admin token>',
-          },
-        },
+        { code: 'unauthorized', message: 'admin token required: send Authorization: Bearer <admin token>' },
         { 'www-authenticate': 'Bearer' },
       );
     }

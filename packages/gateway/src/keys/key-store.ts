@@ -38,14 +38,34 @@ export type KeyChanges = {
   secretHash?: string | null;
 };
 
-/** The settings after applying changes (validated). */
-export function mergeSettings(current: KeySettings, changes: KeyChanges): KeySettings {
+/** The fields a key's changes set (validated); fields not named stay undefined, i.e. unchanged. */
+export type ValidatedKeyChanges = {
+  name?: string;
+  project?: string;
+  dailyCredits?: number;
+  creditsPerSecond?: number | null;
+  settings: KeySettings;
+};
+
+/**
+ * Validates `changes` against the key's current record, once for every store: the scalar fields
+ * changed (undefined where not named) and the whole settings after the change. Throws RangeError
+ * naming the first invalid field.
+ */
+export function validateKeyChanges(current: ApiKeyRecord, changes: KeyChanges): ValidatedKeyChanges {
+  const validated: ValidatedKeyChanges = { settings: current.settings };
+  if (changes.name !== undefined) validated.name = validateKeyName(changes.name);
+  if (changes.project !== undefined) validated.project = validateProject(changes.project);
+  if (changes.dailyCredits !== undefined) validated.dailyCredits = validateDailyCredits(changes.dailyCredits);
+  if (changes.creditsPerSecond !== undefined)
+    validated.creditsPerSecond = validateCreditsPerSecond(changes.creditsPerSecond);
   const lists = changes.settings === undefined ? {} : validateSettingsInput(changes.settings);
-  return {
-    ...current,
+  validated.settings = {
+    ...current.settings,
     ...lists,
-    secretHash: changes.secretHash === undefined ? current.secretHash : changes.secretHash,
+    secretHash: changes.secretHash === undefined ? current.settings.secretHash : changes.secretHash,
   };
+  return validated;
 }
 
 export interface KeyStore {

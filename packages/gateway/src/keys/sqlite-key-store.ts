@@ -1,4 +1,4 @@
-import { type SqliteDatabase, scalar, whileSqliteAvailable } from '../store/sqlite.ts';
+import { type SqliteDatabase, scalar, whileSqliteAvailable } from '../stores/sqlite.ts';
 import { generateApiKey, hashApiKey, keyPrefix } from './api-key.ts';
 import { parseStoredSettings } from './key-settings.ts';
 import {
@@ -6,12 +6,8 @@ import {
   type CreateKeyParameters,
   type KeyChanges,
   type KeyStore,
-  mergeSettings,
   prepareNewKey,
-  validateCreditsPerSecond,
-  validateDailyCredits,
-  validateKeyName,
-  validateProject,
+  validateKeyChanges,
 } from './key-store.ts';
 
 type Row = {
@@ -108,15 +104,13 @@ export class SqliteKeyStore implements KeyStore {
   async update(id: string, changes: KeyChanges) {
     const current = this.record(id);
     if (!current) return undefined;
-    const name = changes.name === undefined ? current.name : validateKeyName(changes.name);
-    const project = changes.project === undefined ? current.project : validateProject(changes.project);
-    const daily =
-      changes.dailyCredits === undefined ? current.dailyCredits : validateDailyCredits(changes.dailyCredits);
+    const valid = validateKeyChanges(current, changes);
+    const name = valid.name ?? current.name;
+    const project = valid.project ?? current.project;
+    const daily = valid.dailyCredits ?? current.dailyCredits;
     const perSecond =
-      changes.creditsPerSecond === undefined
-        ? current.creditsPerSecond
-        : validateCreditsPerSecond(changes.creditsPerSecond);
-    const settings = JSON.stringify(mergeSettings(current.settings, changes));
+      valid.creditsPerSecond === undefined ? current.creditsPerSecond : valid.creditsPerSecond;
+    const settings = JSON.stringify(valid.settings);
     whileSqliteAvailable(() => this.statements.update.run(name, project, daily, perSecond, settings, id));
     this.cache.clear();
     return this.record(id);

@@ -1,4 +1,4 @@
-import type { NetworkKind } from '../rpc/errors.ts';
+import type { NetworkKind } from '../types.ts';
 import { evmMethodTable } from './evm/methods.ts';
 import { solanaMethodTable } from './solana/methods.ts';
 import type { MethodTable } from './types.ts';

@@ -1,7 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Network } from '../network.ts';
-import type { CacheStatus } from '../pipeline/forward.ts';
-import type { SubscriptionType } from '../ws/subscription-types.ts';
+import type { CacheStatus, SubscriptionType } from '../types.ts';
 
 /** What the pipeline reports about one JSON-RPC request (one item of a batch counts as one). */
 export type RpcItemEvent = {

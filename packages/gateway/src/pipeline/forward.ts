@@ -1,32 +1,21 @@
-import { blockOfResult, evmCacheDecision } from '../cache/cache-policy.ts';
-import { blockParameterOf, pinBlockTags } from '../methods/evm/block-tags.ts';
-import type { MethodRule } from '../methods/types.ts';
+import type { CacheDecision, MethodRule } from '../methods/types.ts';
 import type { Network } from '../network.ts';
 import { GatewayError } from '../rpc/errors.ts';
 import { stringifyJsonExact } from '../rpc/exact-json.ts';
 import type { JsonRpcError } from '../rpc/jsonrpc.ts';
+import type { CacheStatus } from '../types.ts';
 import type { UpstreamReply } from '../upstream/http-upstream.ts';
-import { isRevertError, normaliseRevert } from '../upstream/revert.ts';
 import { NOT_IDEMPOTENT } from '../upstream/upstream-pool.ts';
-
-/** STALE: no upstream could answer, and the cache held the answer as final data (stale-if-error). */
-export type CacheStatus = 'HIT' | 'MISS' | 'BYPASS' | 'STALE';
 
 export type ForwardResult = ({ ok: true; result: unknown } | { ok: false; error: JsonRpcError }) & {
   cache: CacheStatus;
 };
 
-/** Methods whose first parameter names a block by number: beyond every upstream's head they are null. */
-const BLOCK_NUMBER_METHODS = new Set([
-  'eth_getBlockByNumber',
-  'eth_getBlockReceipts',
-  'eth_getTransactionByBlockNumberAndIndex',
-  'eth_getUncleByBlockNumberAndIndex',
-]);
-
 /**
- * Stage 5: answer from the cache, or send the call upstream (sharing identical calls in flight)
- * and shape the answer to the spec (reverts, pending fields).
+ * Stage 5, the same for every chain: answer from the cache, or send the call upstream (sharing
+ * identical calls in flight) through the pool. What differs by kind of network (block tags,
+ * future blocks, what may be cached, error shapes) comes from the method table's hooks
+ * (`methods/<kind>/hooks.ts`); the method's own `finish` shapes a result (e.g. pending fields).
  */
 export async function forward(
   network: Network,
@@ -34,13 +23,14 @@ export async function forward(
   method: string,
   params: unknown[],
 ): Promise<ForwardResult> {
+  const { hooks } = network.methods;
   let upstreamParams = rule.prepare ? rule.prepare(params) : params;
-  const agreed = network.blockTags === 'agreed' ? network.upstreams.agreed() : undefined;
-  if (agreed) {
-    // The head every upstream has reached, known from the head polls: no upstream call needed.
-    if (method === 'eth_blockNumber')
-      return { ok: true, result: `0x${agreed.latest.toString(16)}`, cache: 'BYPASS' };
-    upstreamParams = pinBlockTags(method, upstreamParams, agreed);
+  const agreed =
+    network.blockTags === 'agreed' && hooks.pinBlockTags ? network.upstreams.agreed() : undefined;
+  if (agreed && hooks.pinBlockTags) {
+    const pinned = hooks.pinBlockTags(method, upstreamParams, agreed);
+    if ('answer' in pinned) return { ok: true, result: pinned.answer, cache: 'BYPASS' };
+    upstreamParams = pinned.params;
   }
   const reply = await cachedCall(network, method, upstreamParams);
   if (reply.ok) {
@@ -50,9 +40,7 @@ export async function forward(
       cache: reply.cache,
     };
   }
-  if (network.kind === 'evm' && isRevertError(reply.error)) {
-    return { ok: false, error: normaliseRevert(reply.error), cache: reply.cache };
-  }
+  if (hooks.shapeError) return { ok: false, error: hooks.shapeError(reply.error), cache: reply.cache };
   return reply;
 }
 
@@ -61,18 +49,13 @@ async function cachedCall(
   method: string,
   params: unknown[],
 ): Promise<UpstreamReply & { cache: CacheStatus }> {
-  const requested = network.kind === 'evm' ? blockNumberOf(blockParameterOf(method, params)) : undefined;
-  if (
-    requested !== undefined &&
-    BLOCK_NUMBER_METHODS.has(method) &&
-    (await beyondEveryHead(network, requested))
-  ) {
+  const { hooks } = network.methods;
+  const requested = hooks.requestedBlock?.(method, params);
+  if (requested?.nullBeyondHeads && (await beyondEveryHead(network, requested.block))) {
     return { ok: true, result: null, cache: 'BYPASS' };
   }
-  const decision =
-    network.cache && network.kind === 'evm'
-      ? evmCacheDecision(method, params)
-      : { cacheable: false as const };
+  const decision: CacheDecision =
+    network.cache && hooks.cacheDecision ? hooks.cacheDecision(method, params) : { cacheable: false };
   const key = `${method}:${stringifyJsonExact(params)}`;
   if (decision.cacheable && network.cache) {
     // A shared cache answers with a Promise; the in-memory one at once, without a turn of the loop.
@@ -85,7 +68,7 @@ async function cachedCall(
       return { ...hit.reply, cache: 'HIT' };
     }
   }
-  const send = () => network.upstreams.call(method, params, { minHead: requested });
+  const send = () => network.upstreams.call(method, params, { minHead: requested?.block });
   let reply: UpstreamReply;
   try {
     // Calls that change state (a second identical airdrop is a second airdrop) are never merged.
@@ -98,7 +81,7 @@ async function cachedCall(
   }
 
   if (decision.cacheable && network.cache && reply.ok && reply.result !== null) {
-    const block = decision.block ?? blockOfResult(reply.result);
+    const block = decision.block ?? hooks.blockOfResult?.(reply.result);
     const final = decision.alwaysFinal === true || (block !== undefined && block <= network.heads.finalized);
     network.cache.set(key, { reply, block }, final);
   }
@@ -130,14 +113,6 @@ function shared(network: Network, key: string, call: () => Promise<UpstreamReply
   network.inflight.set(key, promise);
   return promise;
 }
-
-/** A block number given as hex (pass-through methods' parameters are not checked: garbage is ignored). */
-function blockNumberOf(value: unknown): number | undefined {
-  if (typeof value !== 'string' || !HEX_BLOCK_NUMBER.test(value)) return undefined;
-  return Number.parseInt(value.slice(2), 16);
-}
-
-const HEX_BLOCK_NUMBER = /^0x[0-9a-fA-F]{1,16}$/;
 
 /** True when no upstream has reached the block (checked again with a fresh poll before saying so). */
 async function beyondEveryHead(network: Network, block: number): Promise<boolean> {

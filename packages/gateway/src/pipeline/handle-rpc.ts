@@ -1,6 +1,5 @@
 import type { CreditLedger } from '../credits/ledger.ts';
 import type { RateLimiter } from '../credits/rate-limiter.ts';
-import type { UsageRecorder } from '../credits/usage-recorder.ts';
 import type { ApiKeyRecord } from '../keys/key-store.ts';
 import type { Network } from '../network.ts';
 import type { RpcItemEvent } from '../observability/metrics.ts';
@@ -14,9 +13,11 @@ import {
   parseBody,
   resultResponse,
 } from '../rpc/jsonrpc.ts';
+import type { CacheStatus } from '../types.ts';
+import type { UsageRecorder } from '../usage/usage-recorder.ts';
 import { charge, limitRate } from './charge.ts';
 import { enforceItemSettings } from './enforce-settings.ts';
-import { type CacheStatus, type ForwardResult, forward } from './forward.ts';
+import { type ForwardResult, forward } from './forward.ts';
 import { resolveMethod } from './resolve-method.ts';
 
 export type RpcDependencies = {

@@ -1,5 +1,4 @@
-/** The kinds of network the gateway serves; error codes differ where the chain's own RPC owns a code. */
-export type NetworkKind = 'evm' | 'solana';
+import type { NetworkKind } from '../types.ts';
 
 /**
  * Gateway errors, each with a stable JSON-RPC code per network kind and an HTTP status.

@@ -1,5 +1,5 @@
-import type { ChainContext } from '../methods/types.ts';
 import { GatewayError } from '../rpc/errors.ts';
+import type { ChainContext } from '../types.ts';
 import type { UpstreamPool } from './upstream-pool.ts';
 
 /** Answers the parameter rules' questions about the chain, with a short cache. */

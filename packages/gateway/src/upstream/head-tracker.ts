@@ -1,4 +1,4 @@
-import type { NetworkKind } from '../rpc/errors.ts';
+import type { NetworkKind } from '../types.ts';
 import type { UpstreamReply } from './http-upstream.ts';
 import type { UpstreamMember, UpstreamPool } from './upstream-pool.ts';
 

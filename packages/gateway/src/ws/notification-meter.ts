@@ -1,7 +1,7 @@
 import type { CreditLedger } from '../credits/ledger.ts';
-import type { UsageRecorder } from '../credits/usage-recorder.ts';
 import type { ApiKeyRecord } from '../keys/key-store.ts';
-import { notificationMethod, type SubscriptionCosts, type SubscriptionType } from './subscription-types.ts';
+import { notificationMethod, type SubscriptionCosts, type SubscriptionType } from '../types.ts';
+import type { UsageRecorder } from '../usage/usage-recorder.ts';
 
 /** Close code when the key's daily balance cannot pay a notification (policy violation). */
 export const CLOSE_CREDITS_EXHAUSTED = 1008;

@@ -4,8 +4,8 @@ import type { ForwardResult } from '../pipeline/forward.ts';
 import { describeValue } from '../rpc/describe-value.ts';
 import { GatewayError, invalidParams } from '../rpc/errors.ts';
 import type { JsonRpcError } from '../rpc/jsonrpc.ts';
+import { isSubscriptionType, SUBSCRIPTION_TYPES, type SubscriptionType } from '../types.ts';
 import { sanitiseUpstreamMessage, upstreamSecrets } from '../upstream/sanitise.ts';
-import { isSubscriptionType, SUBSCRIPTION_TYPES, type SubscriptionType } from './subscription-types.ts';
 
 export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
 

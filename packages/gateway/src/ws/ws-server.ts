@@ -2,17 +2,16 @@ import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer } from 'ws';
 import type { InFlight } from '../http/drain.ts';
-import { routeRpc } from '../http/route.ts';
-import type { AccessEntry, GatewayServer } from '../http/server.ts';
+import type { GatewayServer } from '../http/server.ts';
 import type { ApiKeyRecord, KeyStore } from '../keys/key-store.ts';
 import type { Network } from '../network.ts';
 import type { GatewayMetrics } from '../observability/metrics.ts';
-import { authenticate } from '../pipeline/authenticate.ts';
-import { enforceRequestSettings } from '../pipeline/enforce-settings.ts';
+import { accessEntry, admitKey, routeRequest, unroutedMessage } from '../pipeline/admit.ts';
 import { handleRpc, type RpcDependencies, type SessionMethods } from '../pipeline/handle-rpc.ts';
-import { GatewayError } from '../rpc/errors.ts';
+import type { GatewayError } from '../rpc/errors.ts';
 import { stringifyJsonExact } from '../rpc/exact-json.ts';
 import { errorResponse } from '../rpc/jsonrpc.ts';
+import type { AccessEntry } from '../types.ts';
 import { NotificationMeter } from './notification-meter.ts';
 import { checkSubscribe, UpstreamSubscriptions } from './upstream-subscriptions.ts';
 
@@ -59,27 +58,20 @@ export function attachWebSocket(server: GatewayServer, deps: WebSocketDependenci
       );
     }
     const path = (request.url ?? '/').split('?')[0];
-    const route = routeWebSocket(deps.networks, request.headers.host, path);
-    if (!route) {
-      const known = deps.networks.map((n) => `${n.basePath}/ws/v3/<API_KEY>`).join(', ');
+    const route = routeRequest(deps.networks, 'ws', request.headers.host, path);
+    if (route === undefined || route === 'no-network') {
       return refuse(
         socket,
         404,
-        errorResponse(null, { code: -32600, message: `no WebSocket RPC at ${path}; addresses are ${known}` }),
+        errorResponse(null, { code: -32600, message: unroutedMessage(deps.networks, 'ws', path) }),
       );
     }
     const { network } = route;
-    let record: Awaited<ReturnType<typeof authenticate>>;
+    let record: ApiKeyRecord;
     try {
-      record = await authenticate(deps.keys, route.key);
-      enforceRequestSettings(record, {
-        origin: request.headers.origin,
-        userAgent: request.headers['user-agent'],
-        authorization: request.headers.authorization,
-      });
+      record = await admitKey(deps.keys, route, request.headers);
     } catch (error) {
-      const refusal =
-        error instanceof GatewayError ? error : new GatewayError('internal', 'Internal error in the gateway');
+      const refusal = error as GatewayError;
       return refuse(
         socket,
         refusal.httpStatus,
@@ -154,15 +146,7 @@ export function attachWebSocket(server: GatewayServer, deps: WebSocketDependenci
         .then((outcome) => {
           if (!outcome) return;
           if (outcome.body !== undefined) send(outcome.body);
-          deps.onAnswered?.({
-            transport: 'ws',
-            keyId: key.id,
-            network: network.name,
-            method: outcome.method,
-            batchSize: outcome.batchSize,
-            status: outcome.body === undefined ? 204 : outcome.status,
-            ms: Math.round((performance.now() - started) * 100) / 100,
-          });
+          deps.onAnswered?.(accessEntry('ws', key.id, network, outcome, started));
         })
         .catch(() => send(errorResponse(null, { code: -32603, message: 'Internal error in the gateway' })))
         .finally(done);
@@ -199,14 +183,6 @@ export function attachWebSocket(server: GatewayServer, deps: WebSocketDependenci
       wss.close();
     },
   };
-}
-
-/** `{base}/ws/v3/<key>` is routed like `{base}/v3/<key>`. */
-function routeWebSocket(networks: readonly Network[], host: string | undefined, path: string) {
-  const match = /^(.*)\/ws(\/v3(?:\/.*)?)$/.exec(path);
-  if (!match) return undefined;
-  const route = routeRpc(networks, host, `${match[1]}${match[2]}`);
-  return route === undefined || route === 'no-network' ? undefined : route;
 }
 
 function refuse(socket: Duplex, status: number, body: unknown) {

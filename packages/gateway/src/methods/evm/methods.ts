@@ -1,5 +1,6 @@
 import type { MethodRule, MethodTable } from '../types.ts';
 import { getLogsRule } from './get-logs.ts';
+import { evmHooks } from './hooks.ts';
 import { expectBlockOverride, expectStateOverride } from './overrides.ts';
 import {
   expectArity,
@@ -163,5 +164,6 @@ export function evmMethodTable(passthroughCost = 80, maxLogsBlockRange = 10_000)
     ]),
 
     passthrough: { methods: EVM_PASSTHROUGH_METHODS, cost: passthroughCost },
+    hooks: evmHooks,
   };
 }

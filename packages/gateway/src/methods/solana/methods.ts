@@ -1,6 +1,7 @@
 import { invalidParams } from '../../rpc/errors.ts';
 import type { MethodRule, MethodTable } from '../types.ts';
 import { getSignaturesForAddressParamError } from './getSignaturesForAddress.ts';
+import { solanaHooks } from './hooks.ts';
 
 /** getSignaturesForAddress: the seed's 160 credits, parameters checked before anything is charged. */
 const getSignaturesForAddress: MethodRule = {
@@ -79,5 +80,6 @@ export function solanaMethodTable(passthroughCost = 80): MethodTable {
     kind: 'solana',
     rules: new Map(Object.entries(SOLANA_METHOD_RULES)),
     passthrough: { methods: SOLANA_PASSTHROUGH_METHODS, cost: passthroughCost },
+    hooks: solanaHooks,
   };
 }

@@ -2,17 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { serviceUrl } from '@portico/testkit';
 import type pg from 'pg';
-import { SqliteUsageRecorder, type UsageRecorder } from '../src/credits/usage-recorder.ts';
 import type { KeyStore } from '../src/keys/key-store.ts';
+import { PostgresKeyStore } from '../src/keys/postgres-key-store.ts';
 import { SqliteKeyStore } from '../src/keys/sqlite-key-store.ts';
-import {
-  createPostgresPool,
-  migratePostgres,
-  POSTGRES_SCHEMA_VERSION,
-} from '../src/shared-stores/postgres.ts';
-import { PostgresKeyStore } from '../src/shared-stores/postgres-key-store.ts';
-import { PostgresUsageRecorder } from '../src/shared-stores/postgres-usage-recorder.ts';
-import { openSqlite } from '../src/store/sqlite.ts';
+import { createPostgresPool, migratePostgres, POSTGRES_SCHEMA_VERSION } from '../src/stores/postgres.ts';
+import { openSqlite } from '../src/stores/sqlite.ts';
+import { PostgresUsageRecorder } from '../src/usage/postgres-usage-recorder.ts';
+import { SqliteUsageRecorder } from '../src/usage/sqlite-usage-recorder.ts';
+import type { UsageRecorder } from '../src/usage/usage-recorder.ts';
 import { eventually, freshSchema, startTcpProxy } from './shared-services.ts';
 
 const postgres = serviceUrl('DATABASE_URL');

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
-import { nextUtcMidnight, utcDay } from '../credits/day.ts';
-import type { CreditLedger, DebitResult } from '../credits/ledger.ts';
-import { meteringUnavailable, type RedisFailureMode, RedisHealth, RedisScript } from './redis.ts';
+import { meteringUnavailable, type RedisFailureMode, RedisHealth, RedisScript } from '../stores/redis.ts';
+import { nextUtcMidnight, utcDay } from './day.ts';
+import type { CreditLedger, DebitResult } from './ledger.ts';
 
 /** Check-and-debit in one step: no other call can run between the check and the increment. */
 const DEBIT = new RedisScript(`

@@ -1,18 +1,7 @@
-import { type BatchWriter, GroupCommit } from '../store/group-commit.ts';
-import { isSqliteUnavailable, type SqliteDatabase, whileSqliteAvailable } from '../store/sqlite.ts';
-import { utcDay } from './day.ts';
-
-export type UsageRow = { keyId: string; day: string; method: string; requests: number; credits: number };
-export type ErrorRow = { keyId: string; day: string; code: number; count: number };
-
-export interface UsageRecorder {
-  /** Counts one answered request: its method, the credits it cost and its error code, if any. */
-  record(keyId: string, method: string, credits: number, errorCode?: number, now?: number): void;
-  usage(filter: { keyId?: string; fromDay?: string }): Promise<UsageRow[]>;
-  errors(filter: { keyId?: string; fromDay?: string }): Promise<ErrorRow[]>;
-  flush(): Promise<void>;
-  close(): Promise<void>;
-}
+import { utcDay } from '../credits/day.ts';
+import { type BatchWriter, GroupCommit } from '../stores/group-commit.ts';
+import { isSqliteUnavailable, type SqliteDatabase, whileSqliteAvailable } from '../stores/sqlite.ts';
+import type { ErrorRow, UsageRecorder, UsageRow } from './usage-recorder.ts';
 
 /**
  * Usage per key, method and UTC day in SQLite. Counts are summed in memory and written every

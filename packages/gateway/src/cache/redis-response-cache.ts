@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { CachedReply, ResponseCache } from '../cache/response-cache.ts';
-import { RedisHealth, RedisScript } from './redis.ts';
+import { RedisHealth, RedisScript } from '../stores/redis.ts';
+import type { CachedReply, ResponseCache } from './response-cache.ts';
 
 /**
  * Writes an unfinalized entry and lists it in the network's index in one step, so a reorg eviction

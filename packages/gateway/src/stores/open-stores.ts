@@ -1,13 +1,59 @@
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { SharedStoresConfig } from '../config/config.ts';
-import type { GatewayStores } from '../gateway.ts';
+import type { CreditLedger } from '../credits/ledger.ts';
+import { MemoryRateLimiter, type RateLimiter } from '../credits/rate-limiter.ts';
+import { RedisCreditLedger } from '../credits/redis-credit-ledger.ts';
+import { RedisRateLimiter } from '../credits/redis-rate-limiter.ts';
+import { SqliteCreditLedger } from '../credits/sqlite-credit-ledger.ts';
+import type { KeyStore } from '../keys/key-store.ts';
+import { PostgresKeyStore } from '../keys/postgres-key-store.ts';
+import { SqliteKeyStore } from '../keys/sqlite-key-store.ts';
 import { sanitiseUpstreamMessage, upstreamSecrets } from '../upstream/sanitise.ts';
+import { PostgresUsageRecorder } from '../usage/postgres-usage-recorder.ts';
+import { SqliteUsageRecorder } from '../usage/sqlite-usage-recorder.ts';
+import type { UsageRecorder } from '../usage/usage-recorder.ts';
+import { GroupCommit } from './group-commit.ts';
 import { createPostgresPool, migratePostgres } from './postgres.ts';
-import { PostgresKeyStore } from './postgres-key-store.ts';
-import { PostgresUsageRecorder } from './postgres-usage-recorder.ts';
 import { createRedisClient, RedisHealth, whenRedisReady } from './redis.ts';
-import { RedisCreditLedger } from './redis-credit-ledger.ts';
-import { RedisRateLimiter } from './redis-rate-limiter.ts';
+import { openSqlite, type SqliteDatabase } from './sqlite.ts';
+
+export type GatewayStores = {
+  keys: KeyStore;
+  ledger: CreditLedger;
+  rateLimiter: RateLimiter;
+  usage: UsageRecorder;
+  close: () => Promise<void>;
+};
+
+/**
+ * The embedded stores: keys, usage and balances in SQLite under `dataDir` (or in memory). Debits
+ * and usage share one transaction per event-loop turn (group commit).
+ */
+export function openEmbeddedStores(
+  dataDir: string | undefined,
+  options: { onError?: (error: Error) => void } = {},
+): GatewayStores {
+  const db: SqliteDatabase = openSqlite(dataDir ? join(dataDir, 'gateway.db') : ':memory:');
+  const commits = new GroupCommit(db);
+  const ledger = new SqliteCreditLedger(db, commits);
+  const usage = new SqliteUsageRecorder(db, 500, commits, options.onError);
+  const keys = new SqliteKeyStore(db);
+  const rateLimiter = new MemoryRateLimiter();
+  return {
+    keys,
+    usage,
+    ledger,
+    rateLimiter,
+    async close() {
+      await usage.close();
+      await ledger.close();
+      await rateLimiter.close();
+      await keys.close();
+      db.close();
+    },
+  };
+}
 
 export type SharedStoresOptions = {
   logger?: Logger;

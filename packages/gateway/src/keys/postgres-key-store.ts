@@ -1,20 +1,16 @@
 import pg from 'pg';
-import { generateApiKey, hashApiKey, keyPrefix } from '../keys/api-key.ts';
-import { parseStoredSettings } from '../keys/key-settings.ts';
+import { StoreUnavailableError } from '../rpc/errors.ts';
+import { KEYS_CHANNEL, whilePostgresReachable } from '../stores/postgres.ts';
+import { generateApiKey, hashApiKey, keyPrefix } from './api-key.ts';
+import { parseStoredSettings } from './key-settings.ts';
 import {
   type ApiKeyRecord,
   type CreateKeyParameters,
   type KeyChanges,
   type KeyStore,
-  mergeSettings,
   prepareNewKey,
-  validateCreditsPerSecond,
-  validateDailyCredits,
-  validateKeyName,
-  validateProject,
-} from '../keys/key-store.ts';
-import { StoreUnavailableError } from '../rpc/errors.ts';
-import { KEYS_CHANNEL, whilePostgresReachable } from './postgres.ts';
+  validateKeyChanges,
+} from './key-store.ts';
 
 type Row = {
   id: string;
@@ -123,12 +119,9 @@ export class PostgresKeyStore implements KeyStore {
   async update(id: string, changes: KeyChanges) {
     const current = await this.get(id);
     if (!current) return undefined;
-    const settings = JSON.stringify(mergeSettings(current.settings, changes));
-    const name = changes.name === undefined ? null : validateKeyName(changes.name);
-    const project = changes.project === undefined ? null : validateProject(changes.project);
-    const daily = changes.dailyCredits === undefined ? null : validateDailyCredits(changes.dailyCredits);
-    const setPerSecond = changes.creditsPerSecond !== undefined;
-    const perSecond = setPerSecond ? validateCreditsPerSecond(changes.creditsPerSecond) : null;
+    const valid = validateKeyChanges(current, changes);
+    const settings = JSON.stringify(valid.settings);
+    const setPerSecond = valid.creditsPerSecond !== undefined;
     const { rows } = await this.query<Row>(
       `UPDATE api_keys SET
          name = COALESCE($1, name),
@@ -137,7 +130,15 @@ export class PostgresKeyStore implements KeyStore {
          credits_per_second = CASE WHEN $4::boolean THEN $5::bigint ELSE credits_per_second END,
          settings = $7::jsonb
        WHERE id = $6 RETURNING ${COLUMNS}`,
-      [name, project, daily, setPerSecond, perSecond, id, settings],
+      [
+        valid.name ?? null,
+        valid.project ?? null,
+        valid.dailyCredits ?? null,
+        setPerSecond,
+        valid.creditsPerSecond ?? null,
+        id,
+        settings,
+      ],
     );
     this.invalidate();
     return rows[0] && toRecord(rows[0]);

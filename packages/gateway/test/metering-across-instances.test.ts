@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { serviceUrl } from '@portico/testkit';
 import type { Redis } from 'ioredis';
+import { RedisCreditLedger } from '../src/credits/redis-credit-ledger.ts';
+import { RedisRateLimiter } from '../src/credits/redis-rate-limiter.ts';
 import { GatewayError } from '../src/rpc/errors.ts';
-import { createRedisClient, RedisHealth, whenRedisReady } from '../src/shared-stores/redis.ts';
-import { RedisCreditLedger } from '../src/shared-stores/redis-credit-ledger.ts';
-import { RedisRateLimiter } from '../src/shared-stores/redis-rate-limiter.ts';
+import { createRedisClient, RedisHealth, whenRedisReady } from '../src/stores/redis.ts';
 import { dropPrefix, eventually, freshPrefix, startTcpProxy, type TcpProxy } from './shared-services.ts';
 
 const redisService = serviceUrl('REDIS_URL');

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { utcDay } from '../credits/day.ts';
-import type { ErrorRow, UsageRecorder, UsageRow } from '../credits/usage-recorder.ts';
-import { whilePostgresReachable } from './postgres.ts';
+import { whilePostgresReachable } from '../stores/postgres.ts';
+import type { ErrorRow, UsageRecorder, UsageRow } from './usage-recorder.ts';
 
 export type PostgresUsageRecorderOptions = {
   /** How often the summed counts are written. Default 500 ms. */

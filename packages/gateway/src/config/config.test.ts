@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError, parseConfig } from '../src/config/config.ts';
-import { GATEWAY_ERRORS } from '../src/rpc/errors.ts';
+import { GATEWAY_ERRORS } from '../rpc/errors.ts';
+import { ConfigError, parseConfig } from './config.ts';
 
 const base = { networks: [{ name: 'local', chainId: 'eip155:31337', upstreams: ['http://127.0.0.1:8545'] }] };
 

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { MemoryRateLimiter, type RateLimiter, type RateResult } from '../credits/rate-limiter.ts';
-import { meteringUnavailable, type RedisFailureMode, RedisHealth, RedisScript } from './redis.ts';
+import { meteringUnavailable, type RedisFailureMode, RedisHealth, RedisScript } from '../stores/redis.ts';
+import { MemoryRateLimiter, type RateLimiter, type RateResult } from './rate-limiter.ts';
 
 /** Takes credits from a one-second window if they fit under the cap, atomically. */
 const TAKE = new RedisScript(`

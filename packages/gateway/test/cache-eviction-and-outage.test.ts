@@ -3,12 +3,9 @@ import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { serviceUrl } from '@portico/testkit';
 import type { Redis } from 'ioredis';
+import { RedisResponseCache, type RedisResponseCacheOptions } from '../src/cache/redis-response-cache.ts';
 import type { CachedReply } from '../src/cache/response-cache.ts';
-import { createRedisClient, RedisHealth, whenRedisReady } from '../src/shared-stores/redis.ts';
-import {
-  RedisResponseCache,
-  type RedisResponseCacheOptions,
-} from '../src/shared-stores/redis-response-cache.ts';
+import { createRedisClient, RedisHealth, whenRedisReady } from '../src/stores/redis.ts';
 import { dropPrefix, eventually, freshPrefix, startTcpProxy, type TcpProxy } from './shared-services.ts';
 
 const redisService = serviceUrl('REDIS_URL');

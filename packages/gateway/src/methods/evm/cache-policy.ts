@@ -1,20 +1,10 @@
-import { isBlockTag } from '../methods/evm/params.ts';
+import type { CacheDecision } from '../types.ts';
+import { isBlockTag } from './params.ts';
 
 /**
- * Which EVM requests may be served from the cache, and how final their data is. Tags that move
- * (`latest`, `pending`, `safe`, `finalized`) are never cached as if fixed; data is final only at
- * or below the finalized block the upstreams report.
+ * Which EVM requests may be served from the cache. Tags that move (`latest`, `pending`, `safe`,
+ * `finalized`) are never cached as if fixed.
  */
-export type CacheDecision =
-  | { cacheable: false }
-  | {
-      cacheable: true;
-      /** The block the request names, when it names one by number; else found in the result. */
-      block?: number;
-      /** Immutable whatever the block (chain id, `earliest`). */
-      alwaysFinal?: boolean;
-    };
-
 const NO: CacheDecision = { cacheable: false };
 
 function byBlockParameter(value: unknown): CacheDecision {

@@ -3,8 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import { type Anvil, startAnvil } from '@portico/devchain';
 import { serviceUrl } from '@portico/testkit';
 import { type GatewayConfig, parseConfig } from '../src/config/config.ts';
-import { type Gateway, type GatewayStores, startGateway } from '../src/gateway.ts';
-import { openSharedStores } from '../src/shared-stores/open-shared-stores.ts';
+import { type Gateway, startGateway } from '../src/gateway.ts';
+import type { GatewayStores } from '../src/stores/open-stores.ts';
+import { openSharedStores } from '../src/stores/open-stores.ts';
 import {
   dropPrefix,
   eventually,

@@ -17,7 +17,7 @@ import {
   startGateway,
   utcDay,
 } from '../src/index.ts';
-import { whenRedisReady } from '../src/shared-stores/redis.ts';
+import { whenRedisReady } from '../src/stores/redis.ts';
 import { rpc } from './harness.ts';
 import { dropPrefix, freshPrefix, startTcpProxy, type TcpProxy } from './shared-services.ts';
 

@@ -132,7 +132,7 @@ describe('a response cache shared by gateway instances on Redis', {
     await proxy?.close();
     await schema?.drop();
     await dropPrefix(redis.url!, prefix);
-    // anvil's child process is unref'd; hold a timer until it has exited (as in shared-gateway.test.ts).
+    // anvil's child process is unref'd; hold a timer until it has exited (as in two-instances-share-stores.test.ts).
     const keepAlive = setInterval(() => {}, 1000);
     await anvil?.stop();
     clearInterval(keepAlive);

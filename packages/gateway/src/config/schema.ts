@@ -1,0 +1,207 @@
+import { type Context, type ObjectSchema, type ObjectType, Struct, validate } from '@metamask/superstruct';
+
+// Small builders over superstruct for configuration schemas: every field is declared once, with
+// its default, its rule and the message that names it (`networks[0].timeoutMs must be …`).
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Where a value sits in the config, as users write it: `networks[0].cache.maxEntries`. */
+export function pathOf(path: readonly unknown[]): string {
+  let text = '';
+  for (const part of path) text += typeof part === 'number' ? `[${part}]` : text ? `.${part}` : String(part);
+  return text || 'config';
+}
+
+const at = (context: Context) => pathOf(context.path);
+
+/** The config object a field sits in (its siblings), for rules that look at another field. */
+export const parentOf = (context: Context) =>
+  (context.branch[context.branch.length - 2] ?? {}) as Record<string, unknown>;
+
+/** The whole config, for rules across sections (e.g. whether `adminToken` is set). */
+export const rootOf = (context: Context) => (context.branch[0] ?? {}) as Record<string, unknown>;
+
+export const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A field: `check` answers true or the message (given the field's path); `prepare` turns the
+ * value as written into the value checked (defaults, `${VAR}` substitution, lower case).
+ */
+export function field<T>(
+  check: (value: unknown, at: string, context: Context) => true | string,
+  prepare: (value: unknown, context: Context) => unknown = (value) => value,
+): Struct<T, null> {
+  return new Struct<T, null>({
+    type: 'field',
+    schema: null,
+    coercer: prepare,
+    validator: (value, context) => check(value, at(context), context),
+  });
+}
+
+/**
+ * A field that may be left out, with a default (a value, or one computed from the config around
+ * it). `null` counts as left out unless `keepNull` (then it is checked like any value).
+ */
+export function withDefault<T>(
+  struct: Struct<T, null>,
+  fallback: Exclude<T, undefined> | ((context: Context) => Exclude<T, undefined>),
+  options: { keepNull?: boolean } = {},
+): Struct<Exclude<T, undefined>, null> {
+  const absent = (value: unknown) => value === undefined || (value === null && !options.keepNull);
+  return new Struct<Exclude<T, undefined>, null>({
+    ...struct,
+    coercer: (value, context) => {
+      const prepared = absent(value) ? value : struct.coercer(value, context);
+      if (!absent(prepared)) return prepared;
+      return typeof fallback === 'function' ? (fallback as (context: Context) => T)(context) : fallback;
+    },
+  } as ConstructorParameters<typeof Struct<Exclude<T, undefined>, null>>[0]);
+}
+
+export const integer = (min: number, max: number) =>
+  field<number>(
+    (value, at) =>
+      (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) ||
+      `${at} must be an integer from ${min} to ${max}`,
+  );
+
+export const isOptionalString = (value: unknown, at: string) =>
+  value === undefined || typeof value === 'string' || `${at} must be a string`;
+
+export const optionalString = field<string | undefined>(isOptionalString, (value) =>
+  value === null ? undefined : value,
+);
+
+/** An optional string kept in lower case (host names). */
+export const optionalLowerCase = field<string | undefined>(isOptionalString, (value) =>
+  value === null ? undefined : typeof value === 'string' ? value.toLowerCase() : value,
+);
+
+export const boolean = field<boolean>(
+  (value, at) => typeof value === 'boolean' || `${at} must be true or false`,
+);
+
+/** One of a few words; `message` words the rule (default: `must be one of a, b, got "c"`). */
+export function oneOf<const T extends string>(allowed: readonly T[], message?: string) {
+  return field<T>(
+    (value, at) =>
+      (typeof value === 'string' && (allowed as readonly string[]).includes(value)) ||
+      `${at} ${message ?? `must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`}`,
+  );
+}
+
+/** A value `${VAR}` substitution could not fill: reported at the field, naming the variable. */
+class MissingVariable {
+  constructor(readonly name: string) {}
+}
+
+/** `${VAR}` in a string is replaced by the environment variable, so secrets stay out of the file. */
+export function fromEnv<T>(struct: Struct<T, null>, env: NodeJS.ProcessEnv): Struct<T, null> {
+  return new Struct<T, null>({
+    ...struct,
+    coercer: (value, context) => {
+      if (typeof value !== 'string') return struct.coercer(value, context);
+      let missing: string | undefined;
+      const text = value.replace(/\$\{([A-Z0-9_]+)\}/g, (_, name: string) => {
+        const found = env[name];
+        missing ??= found === undefined ? name : undefined;
+        return found ?? '';
+      });
+      return missing === undefined ? struct.coercer(text, context) : new MissingVariable(missing);
+    },
+    validator: (value, context) =>
+      value instanceof MissingVariable
+        ? `${at(context)} uses \${${value.name}} but that environment variable is not set`
+        : struct.validator(value, context),
+  });
+}
+
+/** A list; `check` words the rule of the whole list, `item` each entry. */
+export function list<T>(
+  item: Struct<T, unknown>,
+  check: (value: unknown[], at: string, context: Context) => true | string,
+  notAList: (at: string) => string,
+): Struct<T[], null> {
+  return new Struct<T[], null>({
+    type: 'list',
+    schema: null,
+    coercer: (value) => (Array.isArray(value) ? [...value] : value),
+    validator: (value, context) =>
+      Array.isArray(value) ? check(value, at(context), context) : notAList(at(context)),
+    *entries(value) {
+      if (Array.isArray(value)) for (const [i, entry] of value.entries()) yield [i, entry, item];
+    },
+  });
+}
+
+/**
+ * A section: an object with exactly these fields (unknown ones are named with the allowed list).
+ * `prepare` turns what was written (e.g. absent, `true`, `false`) into the object checked;
+ * `complete` marks a prepared object as final (its fields are not checked, e.g. `cache: false`).
+ */
+export function section<S extends ObjectSchema>(
+  shape: S,
+  options: {
+    /** Turns what was written (e.g. absent, `true`, `false`) into the object checked. */
+    prepare?: (value: unknown, context: Context) => unknown;
+    /** A rule on the written object as a whole, checked before its fields. */
+    check?: (value: Record<string, unknown>, at: string) => true | string;
+    /** True for an object complete as it is: its fields are not checked nor completed. */
+    complete?: (value: Record<string, unknown>) => boolean;
+    /** Rules across the section's fields, checked once each field passed its own. */
+    refine?: (value: ObjectType<S>, at: string, context: Context) => true | string;
+    /** Fields checked before the others (which follow in the order declared); the first problem is reported. */
+    checkFirst?: readonly (keyof S & string)[];
+  } = {},
+): Struct<ObjectType<S>, S> {
+  const allowed = Object.keys(shape);
+  const first = options.checkFirst ?? [];
+  const order = [...first, ...allowed.filter((key) => !first.includes(key))];
+  return new Struct<ObjectType<S>, S>({
+    type: 'section',
+    schema: shape,
+    coercer: (value, context) => {
+      const prepared = options.prepare ? options.prepare(value, context) : value;
+      return prepared === value && isRecord(value) ? { ...value } : prepared;
+    },
+    validator(value, context) {
+      if (!isRecord(value)) return `${at(context)} must be an object`;
+      const unknown = Object.keys(value).filter((key) => !allowed.includes(key));
+      if (unknown.length)
+        return `${at(context)} has unknown field(s): ${unknown.join(', ')} (allowed: ${allowed.join(', ')})`;
+      return options.check ? options.check(value, at(context)) : true;
+    },
+    *entries(value) {
+      if (!isRecord(value) || options.complete?.(value)) return;
+      for (const key of order) yield [key, value[key], shape[key]];
+    },
+    refiner: (value, context) => (options.refine ? options.refine(value, at(context), context) : true),
+  });
+}
+
+/** A field or section that may be left out: `absent` values (default undefined and null) become undefined. */
+export function optional<T>(
+  struct: Struct<T, unknown>,
+  absent: (value: unknown) => boolean = (value) => value === undefined || value === null,
+): Struct<T | undefined, null> {
+  return new Struct<T | undefined, null>({
+    ...struct,
+    schema: null,
+    coercer: (value, context) => (absent(value) ? undefined : struct.coercer(value, context)),
+    validator: (value, context) => (value === undefined ? true : struct.validator(value, context)),
+    entries: (value, context) =>
+      value === undefined ? [][Symbol.iterator]() : struct.entries(value, context),
+    refiner: (value, context) => (value === undefined ? [] : struct.refiner(value as T, context)),
+  });
+}
+
+/** Checks and completes `raw` against `schema`; throws ConfigError with the first problem's message. */
+export function parseWith<T>(raw: unknown, schema: Struct<T, unknown>): T {
+  const [error, value] = validate(raw, schema, { coerce: true });
+  if (error) throw new ConfigError(error.failures()[0]?.message ?? error.message);
+  return value;
+}

@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { blockOfResult, evmCacheDecision } from './cache-policy.ts';
+
+const HASH = `0x${'ab'.repeat(32)}`;
+
+test('the chain id is final whatever the block', () => {
+  assert.deepEqual(evmCacheDecision('eth_chainId', []), { cacheable: true, alwaysFinal: true });
+  assert.deepEqual(evmCacheDecision('net_version', []), { cacheable: true, alwaysFinal: true });
+});
+
+test('lookups by hash are cacheable; their block comes from the result', () => {
+  assert.deepEqual(evmCacheDecision('eth_getTransactionReceipt', [HASH]), { cacheable: true });
+  assert.deepEqual(evmCacheDecision('eth_getBlockByHash', [HASH, false]), { cacheable: true });
+});
+
+test('a block by number is cacheable at that number; moving tags never are', () => {
+  assert.deepEqual(evmCacheDecision('eth_getBlockByNumber', ['0x10', false]), { cacheable: true, block: 16 });
+  for (const tag of ['latest', 'pending', 'safe', 'finalized'])
+    assert.deepEqual(evmCacheDecision('eth_getBlockByNumber', [tag, false]), { cacheable: false });
+  assert.deepEqual(evmCacheDecision('eth_getBlockByNumber', ['earliest', false]), {
+    cacheable: true,
+    alwaysFinal: true,
+  });
+});
+
+test('eth_call is cacheable at a fixed block (number, hash or EIP-1898 object), not with overrides', () => {
+  const call = { to: `0x${'11'.repeat(20)}`, data: '0x' };
+  assert.deepEqual(evmCacheDecision('eth_call', [call, '0x5']), { cacheable: true, block: 5 });
+  assert.deepEqual(evmCacheDecision('eth_call', [call, { blockHash: HASH }]), { cacheable: true });
+  assert.deepEqual(evmCacheDecision('eth_call', [call, { blockNumber: '0x6' }]), {
+    cacheable: true,
+    block: 6,
+  });
+  assert.deepEqual(evmCacheDecision('eth_call', [call, 'latest']), { cacheable: false });
+  assert.deepEqual(evmCacheDecision('eth_call', [call, '0x5', {}]), { cacheable: false });
+  assert.deepEqual(evmCacheDecision('eth_call', [call]), { cacheable: false });
+});
+
+test('other methods are not cached', () => {
+  assert.deepEqual(evmCacheDecision('eth_getBalance', [`0x${'11'.repeat(20)}`, '0x1']), { cacheable: false });
+  assert.deepEqual(evmCacheDecision('eth_sendRawTransaction', ['0x00']), { cacheable: false });
+});
+
+test('the block of a result: blocks, transactions, receipts and receipt lists', () => {
+  assert.equal(blockOfResult({ number: '0x1f' }), 31);
+  assert.equal(blockOfResult({ blockNumber: '0x20', number: '0x1' }), 32);
+  assert.equal(blockOfResult([{ blockNumber: '0x21' }]), 33);
+  assert.equal(blockOfResult(null), undefined);
+  assert.equal(blockOfResult({ blockNumber: 7 }), undefined);
+});

@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { evmHooks } from './hooks.ts';
+
+const agreed = { latest: 255, safe: 250, finalized: 240 };
+
+test('eth_blockNumber is answered from the agreed head; other tags are pinned', () => {
+  assert.deepEqual(evmHooks.pinBlockTags?.('eth_blockNumber', [], agreed), { answer: '0xff' });
+  assert.deepEqual(evmHooks.pinBlockTags?.('eth_getBalance', ['0x00', 'safe'], agreed), {
+    params: ['0x00', '0xfa'],
+  });
+});
+
+test('the block a request names: null beyond the heads only for methods that name a block by number', () => {
+  assert.deepEqual(evmHooks.requestedBlock?.('eth_getBlockByNumber', ['0x10', false]), {
+    block: 16,
+    nullBeyondHeads: true,
+  });
+  assert.deepEqual(evmHooks.requestedBlock?.('eth_getBalance', ['0x00', '0x10']), {
+    block: 16,
+    nullBeyondHeads: false,
+  });
+  assert.equal(evmHooks.requestedBlock?.('eth_getBlockByNumber', ['latest', false]), undefined);
+  assert.equal(evmHooks.requestedBlock?.('eth_getBlockByNumber', ['0xnothex', false]), undefined);
+});
+
+test('reverts are shaped to code 3 with the decoded reason; other errors pass as they are', () => {
+  // Error(string) "no" = selector 0x08c379a0 + ABI-encoded string
+  const data =
+    '0x08c379a0' +
+    '0000000000000000000000000000000000000000000000000000000000000020' +
+    '0000000000000000000000000000000000000000000000000000000000000002' +
+    '6e6f000000000000000000000000000000000000000000000000000000000000';
+  assert.deepEqual(evmHooks.shapeError?.({ code: -32000, message: 'execution reverted', data }), {
+    code: 3,
+    message: 'execution reverted: no',
+    data,
+  });
+  const other = { code: -32000, message: 'nonce too low' };
+  assert.equal(evmHooks.shapeError?.(other), other);
+});

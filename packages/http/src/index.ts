@@ -1,0 +1,2 @@
+export { BodyTooLargeError, InvalidJsonError, readBody, readJson } from './body.ts';
+export { sendError, sendJson } from './respond.ts';

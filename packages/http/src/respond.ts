@@ -1,0 +1,32 @@
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+
+/**
+ * Answers `body` as JSON with its length. `headers` come last (they may add to or replace the
+ * content type); `stringify` writes the body (default JSON.stringify).
+ */
+export function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: OutgoingHttpHeaders = {},
+  stringify: (value: unknown) => string = JSON.stringify,
+): void {
+  const text = stringify(body);
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
+  response.end(text);
+}
+
+/** An error answer in the shape every Portico HTTP API uses: `{ "error": { "code", "message", ... } }`. */
+export function sendError(
+  response: ServerResponse,
+  status: number,
+  error: { code: string; message: string } & Record<string, unknown>,
+  headers: OutgoingHttpHeaders = {},
+  stringify?: (value: unknown) => string,
+): void {
+  sendJson(response, status, { error }, headers, stringify);
+}
