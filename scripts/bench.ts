@@ -102,7 +102,14 @@ type Results = {
   cacheHit: { clients: number; floor: WrkResult; hit: WrkResult }[];
   replay?: { options: ReplayOptions; nginx: Replayed; portico: Replayed };
   stores?: { embedded: WrkResult; shared: WrkResult; workers: WrkResult };
-  profile?: { workload: string; clients: number; busyPercent: number; functions: SelfTime[] };
+  profile?: {
+    workload: string;
+    clients: number;
+    busyPercent: number;
+    functions: SelfTime[];
+    files: { file: string; percent: number }[];
+    bare: { busyPercent: number; functions: SelfTime[] };
+  };
   skipped: string[];
 };
 type Replayed = ReplayResult & {
@@ -498,29 +505,55 @@ async function cacheHitSection(
   ];
 }
 
+/** Runs one distinct-miss workload against a process started with --cpu-prof; its profile of the run. */
+async function profiled(
+  start: (nodeArgs: string[]) => Promise<{ url: string; stop: () => Promise<void> }>,
+  label: string,
+  script: string,
+  clients: number,
+  dir: string,
+) {
+  const profileDir = join(dir, `cpu-profile-${label.replace(/\W+/g, '-')}`);
+  const server = await start(['--cpu-prof', '--cpu-prof-dir', profileDir]);
+  const now = () => Number(process.hrtime.bigint() / 1000n);
+  const window = { from: 0, to: 0 };
+  try {
+    await wrk(server.url, clients, script, WARMUP);
+    window.from = now();
+    const result = await wrk(server.url, clients, script);
+    window.to = now();
+    log(`${label} (--cpu-prof)`, clients, result);
+  } finally {
+    await server.stop();
+  }
+  const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
+  if (!file) throw new Error(`no CPU profile in ${profileDir}`);
+  return topSelfTime(join(profileDir, file), window, 15);
+}
+
 async function profileSection(
   anvil: Anvil,
   chain: DistinctChain,
   dir: string,
   results: Results,
 ): Promise<string[]> {
-  const profileDir = join(dir, 'cpu-profile');
-  const gateway = await startPorticoProcess({
-    upstream: anvil.url,
-    dir,
-    nodeArgs: ['--cpu-prof', '--cpu-prof-dir', profileDir],
-  });
   const workload = distinctWorkloads(dir, chain)[0];
   const clients = 64;
-  try {
-    await measure('Portico gateway (portico start --cpu-prof)', gateway.url, workload.script, clients);
-  } finally {
-    await gateway.stop();
-  }
-  const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
-  if (!file) throw new Error(`no CPU profile in ${profileDir}`);
-  const { busyPercent, functions } = topSelfTime(join(profileDir, file), 15);
-  results.profile = { workload: workload.name, clients, busyPercent, functions };
+  const gateway = await profiled(
+    (nodeArgs) => startPorticoProcess({ upstream: anvil.url, dir, nodeArgs }),
+    'Portico gateway (portico start)',
+    workload.script,
+    clients,
+    dir,
+  );
+  const bare = await profiled(
+    (nodeArgs) => startChildServer('./bare-proxy.ts', [anvil.url], nodeArgs),
+    BARE,
+    workload.script,
+    clients,
+    dir,
+  );
+  results.profile = { workload: workload.name, clients, ...gateway, bare };
   return [];
 }
 
@@ -681,11 +714,22 @@ function profileLines(results: Results): string[] {
   const profile = results.profile;
   if (!profile) return [];
   return [
-    `Profile of \`portico start\` (\`node --cpu-prof\`) during one distinct-miss run (${profile.workload}, ${profile.clients} clients, ${DURATION} s, after a ${WARMUP} s warm-up): the process was busy in ${profile.busyPercent.toFixed(0)} % of the samples; the functions with the most self time, as a share of the busy samples:`,
+    `Profile of \`portico start\` (\`node --cpu-prof\`) during one distinct-miss run (${profile.workload}, ${profile.clients} clients, the ${DURATION} s after a ${WARMUP} s warm-up; start-up left out): the process was busy in ${profile.busyPercent.toFixed(0)} % of the samples; the functions with the most self time, as a share of the busy samples:`,
     '',
     '| function | where | self % |',
     '|---|---|---|',
     ...profile.functions.map((f) => `| \`${f.name}\` | ${f.where || '(native)'} | ${f.percent.toFixed(1)} |`),
+    '',
+    `The bare Node proxy under the same run, for comparison (busy in ${profile.bare.busyPercent.toFixed(0)} % of the samples): ${profile.bare.functions
+      .slice(0, 6)
+      .map((f) => `\`${f.name}\` ${f.percent.toFixed(1)} %`)
+      .join(', ')}.`,
+    '',
+    "The gateway's samples by file (self time of all its functions):",
+    '',
+    '| file | self % |',
+    '|---|---|',
+    ...profile.files.map((f) => `| ${f.file} | ${f.percent.toFixed(1)} |`),
     '',
   ];
 }

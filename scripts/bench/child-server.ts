@@ -4,9 +4,13 @@ import { spawn } from 'node:child_process';
 
 export type ChildServer = { url: string; pid: number; stop: () => Promise<void> };
 
-export async function startChildServer(script: string, args: string[]): Promise<ChildServer> {
+export async function startChildServer(
+  script: string,
+  args: string[],
+  nodeArgs: string[] = [],
+): Promise<ChildServer> {
   const path = new URL(script, import.meta.url).pathname;
-  const child = spawn(process.execPath, ['--import', 'tsx', path, ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const port = await new Promise<number>((resolve, reject) => {

@@ -69,3 +69,5 @@ server.listen(0, '127.0.0.1', () => {
   const address = server.address();
   if (address && typeof address === 'object') console.log(`listening ${address.port}`);
 });
+// Exit through process.exit so that `node --cpu-prof` writes its profile.
+process.once('SIGTERM', () => process.exit(0));

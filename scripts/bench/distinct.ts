@@ -40,9 +40,9 @@ export async function prepareDistinctChain(
     await client.mine({ blocks: 1 });
   }
   await client.setAutomine(true);
-  const head = Number(await client.getBlockNumber());
+  const head = Number(await client.getBlockNumber({ cacheTime: 0 }));
   if (head < blocks) await client.mine({ blocks: blocks - head });
-  return { blocks: Number(await client.getBlockNumber()), transactions: hashes, contract };
+  return { blocks: Number(await client.getBlockNumber({ cacheTime: 0 })), transactions: hashes, contract };
 }
 
 export type DistinctWorkload = {

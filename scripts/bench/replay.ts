@@ -117,7 +117,10 @@ export async function replayDapp(
       const tick = performance.now();
       let head: number;
       if (byNumber) head = Number(await call('eth_blockNumber', []));
-      else head = Number(((await call('eth_getBlockByNumber', ['latest', false])) as { number: Hex }).number);
+      else
+        head = Number(
+          ((await call('eth_getBlockByNumber', ['latest', false])) as { number?: Hex } | undefined)?.number,
+        );
       if (!Number.isFinite(head)) {
         await sleep(tick + options.pollMs - performance.now());
         continue;
