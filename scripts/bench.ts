@@ -75,6 +75,11 @@ const FINAL_BLOCK_BODY = JSON.stringify({
   params: ['0x1', false],
 });
 
+/** One-minute load average when the bench started (other work on the machine skews every row). */
+const LOAD_AT_START = loadavg()[0];
+const loadSamples: number[] = [LOAD_AT_START];
+setInterval(() => loadSamples.push(loadavg()[0]), 10_000).unref();
+
 const SECTIONS = [
   'latest',
   'debits',
@@ -588,6 +593,9 @@ async function replayAgainst(kind: 'nginx' | 'portico', dir: string): Promise<Re
               return { url: p.url, stop: () => void p.stop() };
             })();
       try {
+        // One request of each kind first (not counted), as a server that has been running would have
+        // compiled its code paths; the dapp's own requests then start cold in the cache.
+        await warmUp(proxy.url, seed);
         await fetch(`${delay.url}reset`, { method: 'POST' });
         const result = await replayDapp(proxy.url, seed.demoContract, broadcasts, REPLAY);
         const stats = (await (await fetch(`${delay.url}stats`)).json()) as {
@@ -616,6 +624,24 @@ async function replayAgainst(kind: 'nginx' | 'portico', dir: string): Promise<Re
   }
 }
 
+async function warmUp(url: string, seed: EvmSeed) {
+  const bodies: [string, unknown[]][] = [
+    ['eth_blockNumber', []],
+    ['eth_getBlockByNumber', ['latest', false]],
+    ['eth_call', [{ to: seed.demoContract, data: '0x3fa4f245' }, '0x1']],
+    ['eth_getTransactionReceipt', [seed.transactions.store]],
+    ['eth_getLogs', [{ address: seed.demoContract, fromBlock: '0x0', toBlock: '0x2' }]],
+  ];
+  for (const [method, params] of bodies) {
+    const answer = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+    if (!answer.ok) throw new Error(`warm-up ${method}: HTTP ${answer.status}`);
+  }
+}
+
 async function replaySection(dir: string, haveNginx: boolean, results: Results): Promise<string[]> {
   if (!haveNginx) {
     const portico = await replayAgainst('portico', dir);
@@ -639,7 +665,7 @@ async function replaySection(dir: string, haveNginx: boolean, results: Results):
   return [
     '## Real traffic: a replayed dapp workload',
     '',
-    `${REPLAY.clients} clients of a dapp for ${REPLAY.seconds} s, simulated from a fixed seed (scripts/bench/replay.ts): every client polls the head about once a second (half with \`eth_blockNumber\`, half with \`eth_getBlockByNumber("latest")\`), reads the demo contract with \`eth_call\` at \`latest\` when the head moved, asks for the receipt of one of the last 5 broadcasts on 30 % of its polls and for the contract's logs over the last 10 blocks on 15 %; one sender broadcasts a signed transaction (\`eth_sendRawTransaction\`) every ${REPLAY.broadcastMs / 1000} s. The upstream is anvil mining a block a second (finality as on Ethereum: 64 blocks behind) behind a delay proxy that adds ${DELAY_MS} ms to every call and counts them. nginx (1 worker, keep-alive) and \`portico start\` (default cache on) each get a fresh chain and a fresh delay proxy; the schedule and the transactions are the same.`,
+    `${REPLAY.clients} clients of a dapp for ${REPLAY.seconds} s, simulated from a fixed seed (scripts/bench/replay.ts): every client polls the head about once a second (half with \`eth_blockNumber\`, half with \`eth_getBlockByNumber("latest")\`), reads the demo contract with \`eth_call\` at \`latest\` when the head moved, asks for the receipt of one of the last 5 broadcasts on 30 % of its polls and for the contract's logs over the last 10 blocks on 15 %; one sender broadcasts a signed transaction (\`eth_sendRawTransaction\`) every ${REPLAY.broadcastMs / 1000} s. The upstream is anvil mining a block a second (finality as on Ethereum: 64 blocks behind) behind a delay proxy that adds ${DELAY_MS} ms to every call and counts them. nginx (1 worker, keep-alive) and \`portico start\` (default cache on) each get a fresh chain and a fresh delay proxy, and one request of each method before the count starts (to warm code paths; what it leaves in a cache is stale a second later or never asked for again); the schedule and the transactions are the same.`,
     '',
     '| proxy | requests | JSON-RPC errors | upstream HTTP requests | upstream calls | calls per request | p50 ms | p99 ms |',
     '|---|---|---|---|---|---|---|---|',
@@ -739,7 +765,7 @@ function report(results: Results, sections: string[]): string {
   return [
     '# Benchmarks',
     '',
-    `Measured by \`npm run bench\` (scripts/bench.ts) on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB (${(freemem() / 2 ** 30).toFixed(0)} GiB free, load average ${loadavg()[0].toFixed(1)} at the end), Node ${process.version}, anvil ${ANVIL_VERSION}, Debian nginx (1 worker, keep-alive upstream), wrk ${DURATION} s per row after a ${WARMUP} s warm-up run. Load generator, proxies and anvil share the machine's cores; on a shared virtual machine runs vary by up to about 20 % from one to the next, so compare rows of one run. \`npm run bench -- --only ${SECTIONS.join(',')}\` runs some sections alone (printed, this file left as it is).`,
+    `Measured by \`npm run bench\` (scripts/bench.ts) on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB (${(freemem() / 2 ** 30).toFixed(0)} GiB free, one-minute load average ${LOAD_AT_START.toFixed(1)} at the start, ${Math.min(...loadSamples).toFixed(1)}–${Math.max(...loadSamples).toFixed(1)} during the run, ${loadavg()[0].toFixed(1)} at the end), Node ${process.version}, anvil ${ANVIL_VERSION}, Debian nginx (1 worker, keep-alive upstream), wrk ${DURATION} s per row after a ${WARMUP} s warm-up run. Load generator, proxies and anvil share the machine's cores; on a shared virtual machine runs vary by up to about 20 % from one to the next, so compare rows of one run. \`npm run bench -- --only ${SECTIONS.join(',')}\` runs some sections alone (printed, this file left as it is).`,
     '',
     ...goalsSection(results),
     ...LIMITS,
