@@ -14,7 +14,12 @@ export async function prepareDistinctChain(
   contract: `0x${string}`,
   { blocks = 2000, transactions = 400 } = {},
 ): Promise<DistinctChain> {
-  const client = createTestClient({ chain: foundry, mode: 'anvil', transport: http(rpcUrl) })
+  // No retries (a retried anvil_mine would mine twice) and a long timeout: the machine may be busy.
+  const client = createTestClient({
+    chain: foundry,
+    mode: 'anvil',
+    transport: http(rpcUrl, { retryCount: 0, timeout: 120_000 }),
+  })
     .extend(publicActions)
     .extend(walletActions);
   const accounts = await client.getAddresses();
@@ -40,8 +45,8 @@ export async function prepareDistinctChain(
     await client.mine({ blocks: 1 });
   }
   await client.setAutomine(true);
-  const head = Number(await client.getBlockNumber({ cacheTime: 0 }));
-  if (head < blocks) await client.mine({ blocks: blocks - head });
+  for (let head = Number(await client.getBlockNumber({ cacheTime: 0 })); head < blocks; head += 250)
+    await client.mine({ blocks: Math.min(250, blocks - head) });
   return { blocks: Number(await client.getBlockNumber({ cacheTime: 0 })), transactions: hashes, contract };
 }
 
