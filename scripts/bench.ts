@@ -775,7 +775,37 @@ function report(results: Results, sections: string[]): string {
 }
 
 /** What limits each row, written from the profile and the runs of the date above. */
-const LIMITS: string[] = ['### What limits each row', '', 'To be written from the run.', ''];
+const LIMITS: string[] = [
+  '### What limits each row',
+  '',
+  '- **anvil direct, nginx, the fixed-body floor**: wrk, the loopback sockets and anvil share the two cores with',
+  '  every other process on the machine; these rows move with the load average more than any other.',
+  '- **Distinct misses, gateway against the bare proxy**: both processes spend their largest single share of CPU in',
+  "  `writev` (the kernel's socket writes, to the client and to anvil), which no proxy in Node avoids. What the gateway",
+  '  adds on its one event loop, per request: the key lookup (SHA-256 and a SQLite read), the body scan and',
+  '  `JSON.parse`, the parameter rules, the debit and the usage row in SQLite (`run` of libsql, synchronous on the',
+  '  event loop, the largest JavaScript-side entry of the profile), the metrics, and the answer parsed and',
+  "  re-serialised to put the client's id back (`stringifyJsonExact` and `parseScanned` of exact-json.ts), with",
+  '  the promise hops of the pipeline between them. On two cores shared with wrk and anvil every one of these',
+  '  microseconds is a microsecond the bare proxy spends forwarding instead, hence the ratio; the p50 added over',
+  '  anvil is that work plus the wait for a core (the bare proxy alone adds a good part of it).',
+  '- **Cache hits against the floor**: no upstream at all, so the ratio is the price of the per-request pipeline',
+  '  (authentication, the SQLite debit and usage row, metrics, the cached answer serialised again with the',
+  "  client's id) against a server that writes one precomputed buffer. Answering from stored bytes with the id",
+  '  spliced in and batching the debit and usage writes are what would close it.',
+  '- **Real traffic**: the calls Portico saves come from merging identical requests in flight (head polls and',
+  '  contract reads that arrive within the same 20 ms upstream round trip) and from cached receipts; requests',
+  '  at `latest` and `eth_getLogs` over blocks that are not final are never cached, so each new head still costs',
+  '  about one upstream call per distinct request and round trip. Latency is the 20 ms of the upstream plus each',
+  '  hop: a request Portico merges or answers from its cache is faster than through nginx, every other one pays',
+  "  the gateway's own work on top of nginx's, which decides the p50.",
+  '- **Shared stores**: every request pays a Redis round trip for the debit (a Lua script) on top of the work of',
+  '  the embedded row; Redis and PostgreSQL run on the same two cores as everything else.',
+  '- **`--workers 2`**: a second event loop, but on this 2-core machine there is no idle core for it (wrk, anvil,',
+  '  Redis and PostgreSQL share them), so it buys little or nothing here; on a machine with cores to spare it is',
+  '  the way to use them.',
+  '',
+];
 
 const ROUNDS = 3;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
