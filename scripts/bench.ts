@@ -768,14 +768,30 @@ function report(results: Results, sections: string[]): string {
     `Measured by \`npm run bench\` (scripts/bench.ts) on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB (${(freemem() / 2 ** 30).toFixed(0)} GiB free, one-minute load average ${LOAD_AT_START.toFixed(1)} at the start, ${Math.min(...loadSamples).toFixed(1)}–${Math.max(...loadSamples).toFixed(1)} during the run, ${loadavg()[0].toFixed(1)} at the end), Node ${process.version}, anvil ${ANVIL_VERSION}, Debian nginx (1 worker, keep-alive upstream), wrk ${DURATION} s per row after a ${WARMUP} s warm-up run. Load generator, proxies and anvil share the machine's cores; on a shared virtual machine runs vary by up to about 20 % from one to the next, so compare rows of one run. \`npm run bench -- --only ${SECTIONS.join(',')}\` runs some sections alone (printed, this file left as it is).`,
     '',
     ...goalsSection(results),
-    ...LIMITS,
+    ...LIMITS_PROSE.slice(0, -1),
+    ...storesLimits(results),
+    '',
     ...profileLines(results),
     ...sections,
   ].join('\n');
 }
 
+/** What limits the shared-store and `--workers 2` rows, with the figures of this run. */
+function storesLimits(results: Results): string[] {
+  const stores = results.stores;
+  if (!stores) return [];
+  const { embedded, shared, workers } = stores;
+  return [
+    '- **Shared stores**: every request pays a Redis round trip for the debit (a Lua script) on top of the work of',
+    `  the embedded row (${shared.rps.toFixed(0)} against ${embedded.rps.toFixed(0)} req/s); Redis and PostgreSQL run on the same two cores as everything else.`,
+    '- **`--workers 2`**: a second event loop on a machine whose two cores are already shared with wrk, anvil, Redis',
+    `  and PostgreSQL: ${workers.rps.toFixed(0)} req/s against ${shared.rps.toFixed(0)} for one process on the same shared stores`,
+    `  (× ${(workers.rps / shared.rps).toFixed(2)}); on a machine with cores to spare it is the way to use them.`,
+  ];
+}
+
 /** What limits each row, written from the profile and the runs of the date above. */
-const LIMITS: string[] = [
+const LIMITS_PROSE: string[] = [
   '### What limits each row',
   '',
   '- **anvil direct, nginx, the fixed-body floor**: wrk, the loopback sockets and anvil share the two cores with',
@@ -800,11 +816,6 @@ const LIMITS: string[] = [
   '  about one upstream call per distinct request and round trip. Latency is the 20 ms of the upstream plus each',
   '  hop: a request Portico merges or answers from its cache is faster than through nginx, every other one pays',
   "  the gateway's own work on top of nginx's, which decides the p50.",
-  '- **Shared stores**: every request pays a Redis round trip for the debit (a Lua script) on top of the work of',
-  '  the embedded row; Redis and PostgreSQL run on the same two cores as everything else.',
-  '- **`--workers 2`**: a second event loop, but on this 2-core machine there is no idle core for it (wrk, anvil,',
-  '  Redis and PostgreSQL share them), so it buys little or nothing here; on a machine with cores to spare it is',
-  '  the way to use them.',
   '',
 ];
 
