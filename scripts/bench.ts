@@ -812,7 +812,7 @@ const LIMITS_PROSE: string[] = [
   '  spliced in and fewer synchronous SQLite commits per request are what would close it.',
   '- **Real traffic**: the calls Portico saves come from merging identical requests in flight (head polls and',
   '  contract reads that arrive within the same 20 ms upstream round trip) and from cached receipts; requests',
-  '  at `latest` and `eth_getLogs` over blocks that are not final are never cached, so each new head still costs',
+  '  at `latest` and `eth_getLogs` are never cached, so each new head still costs',
   '  about one upstream call per distinct request and round trip. Latency is the 20 ms of the upstream plus each',
   '  hop: a request Portico merges or answers from its cache is faster than through nginx, every other one pays',
   "  the gateway's own work on top of nginx's, which decides the p50.",
