@@ -19,6 +19,10 @@ export async function startPorticoProcess(options: {
   dir: string;
   workers?: number;
   stores?: Record<string, unknown>;
+  /** The response cache of the `local` network; default off. */
+  cache?: boolean;
+  /** Arguments for node itself, before the script (for example `--cpu-prof`). */
+  nodeArgs?: string[];
 }): Promise<PorticoProcess> {
   const adminToken = `bench-admin-${Date.now()}-token`;
   const config = join(options.dir, `portico-${Date.now()}.json`);
@@ -29,14 +33,25 @@ export async function startPorticoProcess(options: {
       adminToken,
       logLevel: 'warn',
       ...(options.stores ? { stores: options.stores } : {}),
-      networks: [{ name: 'local', chainId: 'eip155:31337', upstreams: [options.upstream], cache: false }],
+      networks: [
+        {
+          name: 'local',
+          chainId: 'eip155:31337',
+          upstreams: [options.upstream],
+          cache: options.cache ?? false,
+        },
+      ],
     }),
   );
   const bin = new URL('../packages/cli/bin/portico.mjs', import.meta.url).pathname;
   const workers = options.workers === undefined ? [] : ['--workers', String(options.workers)];
-  const child = spawn(process.execPath, [bin, 'start', '--config', config, ...workers], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...(options.nodeArgs ?? []), bin, 'start', '--config', config, ...workers],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk));
   const deadline = Date.now() + 60_000;
@@ -59,6 +74,7 @@ export async function startPorticoProcess(options: {
     pid: child.pid!,
     stop: () =>
       new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),

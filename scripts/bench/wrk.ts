@@ -1,0 +1,106 @@
+// wrk runs for the benchmarks: one run against a URL with a Lua script, parsed into req/s and
+// latency percentiles.
+import { execFile, execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const execFileAsync = promisify(execFile);
+
+export type WrkResult = {
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  /** CPU time of this process (where in-process gateways run) per request answered, µs. */
+  cpuUs: number;
+};
+
+export function hasTool(tool: string): boolean {
+  try {
+    execFileSync('sh', ['-c', `command -v ${tool}`]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** One wrk run; asynchronous on purpose: a gateway under test may run in this process. */
+export async function runWrk(
+  url: string,
+  clients: number,
+  script: string,
+  seconds: number,
+): Promise<WrkResult> {
+  const cpu = process.cpuUsage();
+  const { stdout: out } = await execFileAsync('wrk', [
+    '-t',
+    clients > 1 ? '2' : '1',
+    '-c',
+    String(clients),
+    '-d',
+    `${seconds}s`,
+    '--latency',
+    '-s',
+    script,
+    url,
+  ]);
+  const used = process.cpuUsage(cpu);
+  if (process.env.BENCH_DEBUG) console.log(out);
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
+  const ms = (label: string) => {
+    const match = new RegExp(`${label}\\s+([\\d.]+)(us|ms|s)`).exec(out);
+    if (!match) return Number.NaN;
+    const value = Number(match[1]);
+    return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value;
+  };
+  const errors = /Non-2xx or 3xx responses: (\d+)/.exec(out);
+  if (errors) throw new Error(`${url}: ${errors[1]} non-2xx responses`);
+  const socketErrors = /Socket errors: (.*)/.exec(out);
+  if (socketErrors) console.warn(`${url}: socket errors: ${socketErrors[1]}`);
+  return { rps, p50: ms('50%'), p99: ms('99%'), requests, cpuUs: (used.user + used.system) / requests };
+}
+
+let scripts = 0;
+
+/** A wrk script that POSTs the same JSON body every time. */
+export function fixedBodyScript(dir: string, body: string): string {
+  const path = join(dir, `post-${++scripts}.lua`);
+  writeFileSync(
+    path,
+    `wrk.method = "POST"\nwrk.body = '${body}'\nwrk.headers["Content-Type"] = "application/json"\n`,
+  );
+  return path;
+}
+
+/**
+ * A wrk script whose every request is a new JSON-RPC body: `luaBody` is a Lua expression of the
+ * body without its id, evaluated per request (it may call math.random and read the tables given in
+ * `luaPrelude`); the id is unique across wrk's threads.
+ */
+export function distinctBodyScript(dir: string, luaPrelude: string, luaBody: string): string {
+  const path = join(dir, `distinct-${++scripts}.lua`);
+  writeFileSync(
+    path,
+    `${luaPrelude}
+local threads = 0
+function setup(thread)
+  threads = threads + 1
+  thread:set("tid", threads)
+end
+local counter = 0
+local headers = { ["Content-Type"] = "application/json" }
+function init(args)
+  math.randomseed(tid * 7919 + os.time())
+  counter = tid * 1000000000
+end
+function request()
+  counter = counter + 1
+  local body = '{"jsonrpc":"2.0","id":' .. counter .. ',' .. ${luaBody}
+  return wrk.format("POST", nil, headers, body)
+end
+`,
+  );
+  return path;
+}
