@@ -1,5 +1,6 @@
 // The public types around `Auth`: its runtime options, what a login resolves with, the session
 // expiry event.
+import type { MfaFactor } from './mfa-rules.ts';
 import type { StorageAdapter } from './storage.ts';
 import type { AuthState } from './types.ts';
 
@@ -35,4 +36,25 @@ export type LoginOutcome = AuthState & { backupPhrase?: string; appState?: strin
 export interface SessionExpiredEvent {
   /** When the instance noticed (ms since the epoch). */
   expiredAt: number;
+}
+
+/** A second login for the social-backup factor: a JWT from another verifier configured on the service. */
+export interface SocialBackupLogin {
+  verifier: string;
+  id_token: string;
+}
+
+/**
+ * MFA input of `login()`. Recovery on a device without a (valid) device share: one of
+ * `backupPhrase`, `password`, `socialBackup` (else the dappShare of the login parameters, else this
+ * device's share). Setup, when the service asks for it: `setup`.
+ */
+export interface MfaLoginInput {
+  backupPhrase?: string;
+  password?: string;
+  socialBackup?: SocialBackupLogin;
+  /** After recovering with another factor, register this device with a new device share (default true). */
+  newDeviceShare?: boolean;
+  /** Factors to set up when the login asks (mandatory ones must be there); `skip: true` skips when allowed. */
+  setup?: { factors: MfaFactor[]; password?: string; socialBackup?: SocialBackupLogin } | { skip: true };
 }

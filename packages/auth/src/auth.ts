@@ -1,6 +1,7 @@
 import {
   type AuthOptions,
   type LoginOutcome,
+  type MfaLoginInput,
   type SessionExpiredEvent,
   SOCIAL_BACKUP_WARNING,
 } from './auth-options.ts';
@@ -8,13 +9,7 @@ import { resolveSdkUrl } from './endpoints.ts';
 import { AuthError } from './errors.ts';
 import { obtainLoginResult } from './login-flow.ts';
 import { decodeB64Value, takeRedirectResult } from './login-result.ts';
-import {
-  DeviceShare,
-  type MfaLoginInput,
-  type PendingMfaSession,
-  pickFactor,
-  rebuildKey,
-} from './mfa-login.ts';
+import { DeviceShare, type PendingMfaSession, pickFactor, rebuildKey } from './mfa-login.ts';
 import { defaultRedirectUrl, type LoginMode, loginMode } from './open-login-page.ts';
 import { browserWindow, handOffToOpener } from './popup.ts';
 import { ProviderLink } from './providers/link.ts';
@@ -40,11 +35,12 @@ import {
 export {
   type AuthOptions,
   type LoginOutcome,
+  type MfaLoginInput,
   type SessionExpiredEvent,
   SOCIAL_BACKUP_WARNING,
+  type SocialBackupLogin,
 } from './auth-options.ts';
 export { decodeB64Params, encodeB64Params } from './login-result.ts';
-export type { MfaLoginInput, SocialBackupLogin } from './mfa-login.ts';
 
 /** The v7 client: `await Auth.create(initParams)`, then `login`, the key getters and `logout`. */
 export class Auth {

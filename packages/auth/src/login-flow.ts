@@ -2,10 +2,10 @@
 // then either the JWT login answered directly (with its MFA setup step) or the login page shown
 // and its result checked against this attempt's `state`.
 import { bytesToHex, randomBytes } from '@noble/hashes/utils.js';
+import type { MfaLoginInput } from './auth-options.ts';
 import { AuthError } from './errors.ts';
 import { randomPrivKey } from './keys.ts';
 import { decodeB64Params, encodeB64Params, type LoginResult } from './login-result.ts';
-import type { MfaLoginInput } from './mfa-login.ts';
 import { type OpenLoginPage, openLoginPage } from './open-login-page.ts';
 import { ownValue } from './own.ts';
 import { browserWindow } from './popup.ts';

@@ -1,6 +1,7 @@
 // Logging in a user with MFA on: the session holds the service's share, and the key is rebuilt
 // here from it and a second share — this device's (sealed in storage), a backup phrase, a
 // password, the social backup or the dappShare. Nothing of the second factor reaches the service.
+import type { MfaLoginInput } from './auth-options.ts';
 import { AuthError } from './errors.ts';
 import { getAppScopedKey, getEd25519PrivKey, secp256k1PublicKey } from './keys.ts';
 import {
@@ -12,31 +13,9 @@ import {
   sealShareWithKey,
   shareAt,
 } from './mfa.ts';
-import type { MfaFactor } from './mfa-rules.ts';
 import type { ServiceClient } from './service-client.ts';
 import type { StorageAdapter } from './storage.ts';
 import type { AuthState, MfaSessionData, SessionPayload } from './types.ts';
-
-/** A second login for the social-backup factor: a JWT from another verifier configured on the service. */
-export interface SocialBackupLogin {
-  verifier: string;
-  id_token: string;
-}
-
-/**
- * MFA input of `login()`. Recovery on a device without a (valid) device share: one of
- * `backupPhrase`, `password`, `socialBackup` (else the dappShare of the login parameters, else this
- * device's share). Setup, when the service asks for it: `setup`.
- */
-export interface MfaLoginInput {
-  backupPhrase?: string;
-  password?: string;
-  socialBackup?: SocialBackupLogin;
-  /** After recovering with another factor, register this device with a new device share (default true). */
-  newDeviceShare?: boolean;
-  /** Factors to set up when the login asks (mandatory ones must be there); `skip: true` skips when allowed. */
-  setup?: { factors: MfaFactor[]; password?: string; socialBackup?: SocialBackupLogin } | { skip: true };
-}
 
 /** Only the two fields the login page may hand over, as strings. */
 export function pickFactor(f: { backupPhrase?: unknown; password?: unknown }): MfaLoginInput {

@@ -1,9 +1,10 @@
 // The library's calls to the auth service: JSON over POST, sessions read and ended, MFA calls
 // signed with the sessionId, the MFA setup answer of a JWT login.
+
+import type { MfaLoginInput } from './auth-options.ts';
 import { decryptJson, encryptJsonTo, signStoreMessage, storeKeyOf } from './ecies.ts';
 import { AuthError } from './errors.ts';
 import type { LoginResult } from './login-result.ts';
-import type { MfaLoginInput } from './mfa-login.ts';
 import type { LoginRequest, SessionPayload } from './types.ts';
 
 /** A session as read from the service: its content and the seconds it has left. */
