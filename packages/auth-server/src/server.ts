@@ -89,6 +89,9 @@ const PAGE_DIR = resolve(new URL('.', import.meta.url).pathname, 'page');
 const PAGE_FILES = new Map<string, { file: string; type: string }>([
   ['/start', { file: 'start.html', type: 'text/html; charset=utf-8' }],
   ['/static/login.js', { file: 'login.js', type: 'text/javascript; charset=utf-8' }],
+  ['/static/mfa.js', { file: 'mfa.js', type: 'text/javascript; charset=utf-8' }],
+  ['/static/page.js', { file: 'page.js', type: 'text/javascript; charset=utf-8' }],
+  ['/static/strings.js', { file: 'strings.js', type: 'text/javascript; charset=utf-8' }],
   ['/static/done.js', { file: 'done.js', type: 'text/javascript; charset=utf-8' }],
   ['/static/login.css', { file: 'login.css', type: 'text/css; charset=utf-8' }],
   ['/static/logo.svg', { file: 'logo.svg', type: 'image/svg+xml' }],

@@ -1,4 +1,4 @@
-import type { ProviderNamespace } from './types.ts';
+import type { ProviderNamespace } from './params/values.ts';
 
 /** MetaMask's upper bound for an EVM chain id (the largest safe integer it accepts). */
 const MAX_EIP155_CHAIN_ID = 4_503_599_627_370_476;

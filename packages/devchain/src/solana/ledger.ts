@@ -9,98 +9,59 @@
  * the source of truth, the snapshot only shortens the replay.
  */
 
-import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import {
   type Address,
-  address,
-  createKeyPairSignerFromPrivateKeyBytes,
   getBase58Decoder,
   getTransactionEncoder,
   type KeyPairSigner,
-  lamports,
   blockhash as toBlockhash,
 } from '@solana/kit';
-import { FailedTransactionMetadata, LiteSVM, type TransactionMetadata } from 'litesvm';
+import { FailedTransactionMetadata, type LiteSVM, type TransactionMetadata } from 'litesvm';
 import type { LiteSvm } from 'litesvm/dist/internal.js';
 import {
   describeTransactionError,
   isCommittedError,
-  RpcError,
   type TransactionErrorJson,
   transactionErrorJson,
 } from './errors.ts';
+import { sha256 } from './hash.ts';
+import {
+  CONFIRMATION_DEPTH,
+  type Commitment,
+  FINALIZATION_DEPTH,
+  LAMPORTS_PER_SIGNATURE,
+  type LedgerAccount,
+  type LedgerEvent,
+  type LedgerOpenOptions,
+  MAX_PROCESSING_AGE,
+  type SignatureEntry,
+  type Simulation,
+} from './ledger-types.ts';
+import { preflightFailure, signatureFailure } from './preflight.ts';
+import { type LedgerInit, restoreLedger } from './restore.ts';
 import { signInstructions, transferInstruction } from './sign.ts';
-import { LedgerStore, type SignatureRow, type StoredTransaction } from './store.ts';
+import { ledgerAccount, simulateOn } from './simulate.ts';
+import { snapshotPath, writeSnapshot } from './snapshot.ts';
+import type { LedgerStore, SignatureRow, StoredTransaction } from './store.ts';
 import { accountKeyBytes, type DecodedTransaction, decodeTransaction } from './transaction.ts';
 
-export type Commitment = 'processed' | 'confirmed' | 'finalized';
+export {
+  CONFIRMATION_DEPTH,
+  type Commitment,
+  encodeReturnData,
+  FINALIZATION_DEPTH,
+  LAMPORTS_PER_SIGNATURE,
+  type LedgerAccount,
+  type LedgerEvent,
+  type LedgerOpenOptions,
+  MAX_PROCESSING_AGE,
+  RENT_EXEMPT_EPOCH,
+  type SignatureEntry,
+  type Simulation,
+} from './ledger-types.ts';
 
-/** Slots a blockhash stays usable, as on a cluster. */
-export const MAX_PROCESSING_AGE = 150;
-/** How far `confirmed` trails the newest (processed) slot. */
-export const CONFIRMATION_DEPTH = 1;
-/** How far `finalized` trails the newest slot (32 confirmations, the maximum lockout). */
-export const FINALIZATION_DEPTH = 32;
-/** LiteSVM's default fee: 5000 lamports per signature (priority fees are not modelled). */
-export const LAMPORTS_PER_SIGNATURE = 5000n;
-/** The faucet behind requestAirdrop starts with 500 million SOL. */
-const FAUCET_LAMPORTS = 500_000_000n * 1_000_000_000n;
-/** rentEpoch of every account since rent collection ended (u64::MAX). */
-export const RENT_EXEMPT_EPOCH = 18446744073709551615n;
-
-const SNAPSHOT_FILE = 'accounts.snapshot';
 const base58 = getBase58Decoder();
 const _transactionEncoder = getTransactionEncoder();
-
-export type SignatureEntry = {
-  signature: string;
-  slot: number;
-  err: TransactionErrorJson | null;
-  memo: string | null;
-  blockTime: number | null;
-  confirmationStatus: Commitment;
-};
-
-export type Simulation = {
-  err: TransactionErrorJson | null;
-  logs: string[];
-  unitsConsumed: bigint;
-  returnData: { programId: string; data: Uint8Array } | null;
-  /** Accounts after the simulated execution (computed on demand). */
-  postAccounts: () => Map<string, LedgerAccount>;
-};
-
-/** A simulation's return data as the Solana RPC answers it (`[base64, 'base64']`), or null. */
-export function encodeReturnData(returnData: Simulation['returnData']) {
-  return returnData
-    ? { programId: returnData.programId, data: [Buffer.from(returnData.data).toString('base64'), 'base64'] }
-    : null;
-}
-
-export type LedgerAccount = {
-  lamports: bigint;
-  data: Uint8Array;
-  owner: string;
-  executable: boolean;
-  space: bigint;
-};
-
-/** What subscribers hear: a new slot was produced, or a transaction was executed. */
-export type LedgerEvent = 'slot' | 'transaction';
-
-export type LedgerOpenOptions = {
-  /** Directory for `ledger.sqlite` and `accounts.snapshot`; without it nothing is kept. */
-  dataDir?: string;
-  onLog?: (line: string) => void;
-};
-
-function sha256(...parts: (string | Uint8Array)[]): Uint8Array {
-  const hash = createHash('sha256');
-  for (const part of parts) hash.update(part);
-  return new Uint8Array(hash.digest());
-}
 
 export class Ledger {
   readonly genesisHash: string;
@@ -122,17 +83,7 @@ export class Ledger {
   readonly #recent = new Set<string>();
   readonly #recentBySlot = new Map<number, string[]>();
 
-  private constructor(init: {
-    store: LedgerStore;
-    dataDir: string | undefined;
-    log: (line: string) => void;
-    genesisHash: string;
-    faucet: KeyPairSigner;
-    svm: LiteSVM;
-    slot: number;
-    snapshotSeq: number;
-    lastSeq: number;
-  }) {
+  private constructor(init: LedgerInit) {
     this.#store = init.store;
     this.#dataDir = init.dataDir;
     this.#log = init.log;
@@ -162,74 +113,7 @@ export class Ledger {
 
   /** Opens (or creates) a ledger; replays stored transactions so the account state is restored. */
   static async open(options: LedgerOpenOptions = {}): Promise<Ledger> {
-    const log = options.onLog ?? (() => {});
-    const dataDir = options.dataDir;
-    if (dataDir) mkdirSync(dataDir, { recursive: true });
-    const store = new LedgerStore(dataDir ? join(dataDir, 'ledger.sqlite') : ':memory:');
-    let genesisHash = store.getMeta('genesis_hash');
-    const fresh = genesisHash === undefined;
-    if (genesisHash === undefined) {
-      genesisHash = base58.decode(randomBytes(32));
-      store.setMeta('genesis_hash', genesisHash);
-    }
-    const faucet = await createKeyPairSignerFromPrivateKeyBytes(
-      sha256('portico/solana-faucet/', genesisHash),
-    );
-
-    let svm: LiteSVM | undefined;
-    let snapshotSeq = 0;
-    const snapshotPath = dataDir ? join(dataDir, SNAPSHOT_FILE) : undefined;
-    if (!fresh && snapshotPath && existsSync(snapshotPath)) {
-      try {
-        const file = new Uint8Array(readFileSync(snapshotPath));
-        const header = new DataView(file.buffer, file.byteOffset, 8);
-        snapshotSeq = Number(header.getBigUint64(0, true));
-        // A snapshot ahead of the stored history (history lost its last writes) cannot be trusted.
-        if (snapshotSeq > store.lastSeq()) throw new Error('snapshot is ahead of the stored history');
-        svm = LiteSVM.fromBytes(file.subarray(8));
-      } catch (error) {
-        log(`solana: ignoring unreadable account snapshot (${(error as Error).message}); replaying history`);
-        svm = undefined;
-        snapshotSeq = 0;
-      }
-    }
-    if (!svm) {
-      svm = new LiteSVM();
-      svm.setAccount({
-        address: faucet.address,
-        lamports: lamports(FAUCET_LAMPORTS),
-        data: new Uint8Array(0),
-        programAddress: address('11111111111111111111111111111111'),
-        executable: false,
-        space: 0n,
-      });
-    }
-    // Blockhashes and duplicate signatures are checked by the ledger itself (see submit()).
-    svm.withBlockhashCheck(false).withTransactionHistory(0n).withSigverify(false);
-    let replayed = 0;
-    for (const tx of store.transactionsAfter(snapshotSeq)) {
-      const clock = svm.getClock();
-      clock.slot = BigInt(tx.slot);
-      clock.unixTimestamp = BigInt(tx.blockTime);
-      svm.setClock(clock);
-      svm.sendTransaction(decodeTransaction(tx.wire).transaction);
-      replayed++;
-    }
-    svm.withSigverify(true);
-    if (replayed > 0) log(`solana: replayed ${replayed} transactions onto the account state`);
-    const storedSlot = store.getMeta('slot');
-    const slot = storedSlot === undefined ? 1 : Number(storedSlot) + 1;
-    return new Ledger({
-      store,
-      dataDir,
-      log,
-      genesisHash,
-      faucet,
-      svm,
-      slot,
-      snapshotSeq,
-      lastSeq: store.lastSeq(),
-    });
+    return new Ledger(await restoreLedger(options));
   }
 
   /** The newest slot (what `processed` reads). */
@@ -421,51 +305,7 @@ export class Ledger {
   }
 
   #simulate(tx: DecodedTransaction, sigVerify: boolean): Simulation {
-    this.#svm.withSigverify(sigVerify);
-    try {
-      const result = this.#svm.simulateTransaction(tx.transaction);
-      if (result instanceof FailedTransactionMetadata) {
-        const meta = result.meta();
-        return {
-          err: transactionErrorJson(result.err()),
-          logs: meta.logs(),
-          unitsConsumed: meta.computeUnitsConsumed(),
-          returnData: returnDataOf(meta),
-          postAccounts: () => new Map(),
-        };
-      }
-      const meta = result.meta();
-      const postAccounts = () => {
-        const accounts = new Map<string, LedgerAccount>();
-        for (const account of result.postAccounts()) {
-          accounts.set(account.address, {
-            lamports: account.lamports,
-            data: new Uint8Array(account.data),
-            owner: account.programAddress,
-            executable: account.executable,
-            space: account.space,
-          });
-        }
-        return accounts;
-      };
-      return {
-        err: null,
-        logs: meta.logs(),
-        unitsConsumed: meta.computeUnitsConsumed(),
-        returnData: returnDataOf(meta),
-        postAccounts,
-      };
-    } catch {
-      return {
-        err: 'SignatureFailure',
-        logs: [],
-        unitsConsumed: 0n,
-        returnData: null,
-        postAccounts: () => new Map(),
-      };
-    } finally {
-      this.#svm.withSigverify(true);
-    }
+    return simulateOn(this.#svm, tx, sigVerify);
   }
 
   /** requestAirdrop: a real System transfer from the ledger's faucet, recorded like any other. */
@@ -482,14 +322,7 @@ export class Ledger {
 
   getAccount(key: Address): LedgerAccount | null {
     const account = this.#svm.getAccount(key);
-    if (!account.exists) return null;
-    return {
-      lamports: account.lamports,
-      data: new Uint8Array(account.data),
-      owner: account.programAddress,
-      executable: account.executable,
-      space: account.space,
-    };
+    return account.exists ? ledgerAccount(account) : null;
   }
 
   getBalance(key: Address): bigint {
@@ -541,13 +374,7 @@ export class Ledger {
   /** Writes the account snapshot if transactions were executed since the last one. */
   saveSnapshot(): void {
     if (!this.#dataDir || this.#lastSeq === this.#snapshotSeq) return;
-    const state = this.#svm.toBytes();
-    const file = new Uint8Array(8 + state.length);
-    new DataView(file.buffer).setBigUint64(0, BigInt(this.#lastSeq), true);
-    file.set(state, 8);
-    const path = join(this.#dataDir, SNAPSHOT_FILE);
-    writeFileSync(`${path}.tmp`, file);
-    renameSync(`${path}.tmp`, path);
+    writeSnapshot(snapshotPath(this.#dataDir), this.#svm, this.#lastSeq);
     this.#snapshotSeq = this.#lastSeq;
   }
 
@@ -557,28 +384,4 @@ export class Ledger {
     this.#closed = true;
     this.#store.close();
   }
-}
-
-function returnDataOf(meta: TransactionMetadata): { programId: string; data: Uint8Array } | null {
-  const returnData = meta.returnData();
-  const data = returnData.data();
-  if (data.length === 0) return null;
-  return { programId: base58.decode(returnData.programId()), data: new Uint8Array(data) };
-}
-
-function signatureFailure(): RpcError {
-  return new RpcError(-32003, 'Transaction signature verification failure');
-}
-
-function preflightFailure(simulation: Omit<Simulation, 'postAccounts'>): RpcError {
-  const err = simulation.err ?? 'SanitizeFailure';
-  return new RpcError(-32002, `Transaction simulation failed: ${describeTransactionError(err)}`, {
-    err,
-    logs: simulation.logs,
-    accounts: null,
-    unitsConsumed: simulation.unitsConsumed,
-    returnData: encodeReturnData(simulation.returnData),
-    innerInstructions: null,
-    replacementBlockhash: null,
-  });
 }

@@ -1,3 +1,8 @@
+// The shape checks of the Multichain API's params, as @metamask/superstruct schemas. Every failure
+// is reported, each as a ParamIssue `{ path, message }` in the -32602 error's data. The public
+// types stay declared in ./types.ts: the published declarations depend on no other package's types.
+
+import { type ObjectSchema, Struct, validate } from '@metamask/superstruct';
 import { isPlainObject, type Json } from '@metamask/utils';
 import { invalidParamsError, invalidSessionPropertiesError, type ParamIssue } from './errors.ts';
 import { own } from './own.ts';
@@ -8,30 +13,92 @@ import type {
   SessionProperties,
 } from './types.ts';
 
-const SCOPE_ARRAY_MEMBERS = ['references', 'methods', 'notifications', 'accounts'] as const;
-
-function isStringArray(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+/** A value `test` accepts, else an issue saying `message`. */
+function rule(message: string, test: (value: unknown) => boolean): Struct<unknown, null> {
+  return new Struct({ type: 'rule', schema: null, validator: (value) => test(value) || message });
 }
 
-function checkScopesObject(name: string, value: unknown, issues: ParamIssue[]): void {
-  if (value === undefined) return;
-  if (!isPlainObject(value)) {
-    issues.push({ path: [name], message: 'must be an object of scope objects' });
-    return;
-  }
-  for (const [key, scope] of Object.entries(value)) {
-    if (!isPlainObject(scope)) {
-      issues.push({ path: [name, key], message: 'must be a scope object' });
-      continue;
-    }
-    for (const member of SCOPE_ARRAY_MEMBERS) {
-      const value = own(scope, member);
-      if (value !== undefined && !isStringArray(value)) {
-        issues.push({ path: [name, key, member], message: 'must be an array of strings' });
-      }
-    }
-  }
+/** Absent (undefined) or `struct`. */
+function optional(struct: Struct<unknown, unknown>): Struct<unknown, unknown> {
+  return new Struct({
+    ...struct,
+    validator: (value, ctx) => value === undefined || struct.validator(value, ctx),
+  });
+}
+
+/** A plain object whose own members named in `schema` are checked; others pass as they are. */
+function members(schema: ObjectSchema, message: string): Struct<unknown, ObjectSchema> {
+  return new Struct({
+    type: 'members',
+    schema,
+    validator: (value) => isPlainObject(value) || message,
+    *entries(value) {
+      if (isPlainObject(value))
+        for (const key of Object.keys(schema)) yield [key, own(value, key), schema[key]];
+    },
+  });
+}
+
+/** A plain object whose every own value is `struct`. */
+function recordOf(struct: Struct<unknown, unknown>, message: string): Struct<unknown, null> {
+  return new Struct({
+    type: 'recordOf',
+    schema: null,
+    validator: (value) => isPlainObject(value) || message,
+    *entries(value) {
+      if (isPlainObject(value)) for (const [key, item] of Object.entries(value)) yield [key, item, struct];
+    },
+  });
+}
+
+const stringArray = rule(
+  'must be an array of strings',
+  (value) => Array.isArray(value) && value.every((item) => typeof item === 'string'),
+);
+const string = rule('must be a string', (value) => typeof value === 'string');
+
+/** CAIP-217 scope objects by scope string; only the array members' types are checked here. */
+const scopes = recordOf(
+  members(
+    {
+      references: optional(stringArray),
+      methods: optional(stringArray),
+      notifications: optional(stringArray),
+      accounts: optional(stringArray),
+    },
+    'must be a scope object',
+  ),
+  'must be an object of scope objects',
+);
+
+const createSessionParams = members(
+  {
+    requiredScopes: optional(scopes),
+    optionalScopes: optional(scopes),
+    sessionProperties: optional(rule('must be an object', isPlainObject)),
+  },
+  'params must be an object',
+);
+
+const invokeMethodParams = members(
+  {
+    scope: string,
+    request: members({ method: string }, 'must be an object with method and params'),
+  },
+  'params must be an object',
+);
+
+const revokeSessionParams = members({ scopes: optional(stringArray) }, 'params must be an object');
+
+/** Throws -32602 listing every failing path, when `params` does not fit `struct`. */
+function assertShape(params: unknown, struct: Struct<unknown, unknown>): void {
+  const [error] = validate(params, struct);
+  if (!error) return;
+  const issues: ParamIssue[] = error.failures().map((failure) => ({
+    path: failure.path.map(String),
+    message: failure.message,
+  }));
+  throw invalidParamsError(issues);
 }
 
 /**
@@ -40,19 +107,14 @@ function checkScopesObject(name: string, value: unknown, issues: ParamIssue[]): 
  * by `normalizeScopes`, as MetaMask does.
  */
 export function assertCreateSessionParams(params: unknown): CreateSessionParams {
-  const issues: ParamIssue[] = [];
   if (params === undefined) return {};
-  if (!isPlainObject(params)) throw invalidParamsError([{ path: [], message: 'params must be an object' }]);
-  const requiredScopes = own(params, 'requiredScopes');
-  const optionalScopes = own(params, 'optionalScopes');
-  const sessionProperties = own(params, 'sessionProperties');
-  checkScopesObject('requiredScopes', requiredScopes, issues);
-  checkScopesObject('optionalScopes', optionalScopes, issues);
-  if (sessionProperties !== undefined && !isPlainObject(sessionProperties)) {
-    issues.push({ path: ['sessionProperties'], message: 'must be an object' });
-  }
-  if (issues.length > 0) throw invalidParamsError(issues);
-  return { requiredScopes, optionalScopes, sessionProperties } as CreateSessionParams;
+  assertShape(params, createSessionParams);
+  const checked = params as Record<string, unknown>;
+  return {
+    requiredScopes: own(checked, 'requiredScopes'),
+    optionalScopes: own(checked, 'optionalScopes'),
+    sessionProperties: own(checked, 'sessionProperties'),
+  } as CreateSessionParams;
 }
 
 /**
@@ -72,21 +134,13 @@ export function filterSessionProperties(
 
 /** Checks wallet_invokeMethod params: `{ scope: string, request: { method: string, params? } }`. */
 export function assertInvokeMethodParams(params: unknown): InvokeMethodParams {
-  if (!isPlainObject(params)) throw invalidParamsError([{ path: [], message: 'params must be an object' }]);
-  const issues: ParamIssue[] = [];
-  const scope = own(params, 'scope');
-  const request = own(params, 'request');
-  if (typeof scope !== 'string') issues.push({ path: ['scope'], message: 'must be a string' });
-  if (!isPlainObject(request)) {
-    issues.push({ path: ['request'], message: 'must be an object with method and params' });
-  } else if (typeof own(request, 'method') !== 'string') {
-    issues.push({ path: ['request', 'method'], message: 'must be a string' });
-  }
-  if (issues.length > 0) throw invalidParamsError(issues);
-  const method = own(request as Record<string, unknown>, 'method') as string;
-  const requestParams = own(request as Record<string, Json>, 'params');
+  assertShape(params, invokeMethodParams);
+  const checked = params as Record<string, string>;
+  const request = own(params as Record<string, Record<string, Json>>, 'request');
+  const method = own(request, 'method') as string;
+  const requestParams = own(request, 'params');
   return {
-    scope: scope as string,
+    scope: own(checked, 'scope') as string,
     request: requestParams === undefined ? { method } : { method, params: requestParams },
   };
 }
@@ -94,10 +148,7 @@ export function assertInvokeMethodParams(params: unknown): InvokeMethodParams {
 /** wallet_revokeSession takes no params or `{ scopes?: string[] }` (partial revoke). */
 export function assertRevokeSessionParams(params: unknown): RevokeSessionParams {
   if (params === undefined || Array.isArray(params)) return {};
-  if (!isPlainObject(params)) throw invalidParamsError([{ path: [], message: 'params must be an object' }]);
-  const scopes = own(params, 'scopes');
-  if (scopes !== undefined && !isStringArray(scopes)) {
-    throw invalidParamsError([{ path: ['scopes'], message: 'must be an array of strings' }]);
-  }
+  assertShape(params, revokeSessionParams);
+  const scopes = own(params as Record<string, string[]>, 'scopes');
   return scopes === undefined ? {} : { scopes };
 }

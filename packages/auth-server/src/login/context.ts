@@ -1,0 +1,113 @@
+// What every part of the login path shares: the service's parts (`LoginDeps`, handed in by
+// `startAuthServer`), the redirect policy and the MFA store built from them, and the records the
+// path keeps between requests.
+import type { AuthLoginConfig, FactorStep, MfaFactor } from '@portico/auth';
+import type { Envelope } from '../envelope.ts';
+import type { KeyService, TokenSigner } from '../keys.ts';
+import type { LoginEvent } from '../login-event.ts';
+import { MfaStore } from '../mfa.ts';
+import type { RedirectPolicy } from '../redirects.ts';
+import type { AuthStore } from '../store.ts';
+import type { VerifierConfig } from '../verifiers/config.ts';
+import type { JwtVerifier } from '../verifiers/jwt.ts';
+import type { OidcFlow, OidcVerifier } from '../verifiers/oidc.ts';
+import type { Identity } from '../verifiers/types.ts';
+
+/** How long a started login (provider round trip, MFA step) may take. */
+export const FLOW_TTL_MS = 10 * 60 * 1000;
+
+/** What the login path needs; handed in by `startAuthServer`. */
+export interface LoginDeps {
+  store: AuthStore;
+  envelope: Envelope;
+  keyService: KeyService;
+  signer: TokenSigner;
+  /** By name; a Map so that names such as `constructor` are looked up, never inherited. */
+  verifierConfigs: ReadonlyMap<string, VerifierConfig>;
+  jwtVerifiers: Map<string, JwtVerifier>;
+  oidcVerifiers: Map<string, OidcVerifier>;
+  devLogin: boolean;
+  sdkUrl: string;
+  allowedRedirectOrigins?: string[];
+  allowedRedirects?: Record<string, string[]>;
+  /** Longest session, in seconds (unset: as long as the app asks). */
+  maxSessionTime?: number;
+  /** Told of every completed login, awaited before the result goes back (a failure is logged). */
+  onLogin?: (event: LoginEvent) => Promise<void> | void;
+  now: () => number;
+  log: (line: string) => void;
+}
+
+export interface LoginContext {
+  deps: LoginDeps;
+  redirectPolicy: RedirectPolicy;
+  mfaStore: MfaStore;
+}
+
+export function loginContext(deps: LoginDeps): LoginContext {
+  return {
+    deps,
+    redirectPolicy: {
+      allowedRedirects: deps.allowedRedirects,
+      allowedRedirectOrigins: deps.allowedRedirectOrigins,
+      sdkUrl: deps.sdkUrl,
+    },
+    mfaStore: new MfaStore(deps.store, deps.envelope),
+  };
+}
+
+/** Where the login goes: the key's verifier, the verifier that authenticates, and how. */
+export interface ResolvedProvider {
+  provider: string;
+  keyVerifier: string;
+  authVerifier: string;
+  typeOfLogin: string;
+  entry?: AuthLoginConfig;
+}
+
+/** Server-side state between the authorization request and the callback (sealed in the store). */
+export interface Flow {
+  loginId: string;
+  provider: string;
+  oidc?: OidcFlow;
+  /** Set only for flows the development login may complete. */
+  dev?: true;
+}
+
+/** A login that stops for the MFA setup screen (page) or the library's setup call. */
+export interface PendingMfa {
+  step: 'setup';
+  skippable: boolean;
+  /** Enabled factors in setup order (ascending priority). */
+  factors: FactorStep[];
+  /** Custom (JWT) verifier: setup also yields a dappShare. */
+  dappShare: boolean;
+}
+
+/** A page login of an MFA user on a device without a valid device share: the recovery screen. */
+export interface RecoverMfa {
+  step: 'recover';
+  /** Factors the page can take (the app's library rebuilds the key; the service never sees them). */
+  factors: MfaFactor[];
+}
+
+/** A login stopped for MFA setup, kept (sealed) until the setup or skip call. */
+export interface PendingState {
+  provider: string;
+  identity: Identity;
+  skippable: boolean;
+}
+
+/** What a session with MFA on may do on the MFA calls, kept (sealed) beside the session. */
+export interface Grant {
+  userId: string;
+  keyVerifier: string;
+  /** The login's network (absent in grants made before keys were separated by network). */
+  network?: string;
+}
+
+/** An answer of the login API: status and JSON body. */
+export type Answer = [number, unknown];
+
+/** One API route: the request body in, the answer out. */
+export type Route = (ctx: LoginContext, body: Record<string, unknown>, path: string) => Promise<Answer>;

@@ -1,0 +1,203 @@
+// The `/api/mfa/*` calls: the setup step of a login (pending, setup, skip), the page's recovery
+// screen (recover), and a logged-in session's MFA calls signed by its sessionId (social, device,
+// revoke).
+import {
+  checkSetupChoice,
+  DEFAULT_MFA_SETTINGS,
+  MFA_FACTORS,
+  type MfaFactor,
+  storeKeyOf,
+  verifyStoreMessage,
+} from '@portico/auth';
+import { HttpError } from '../http.ts';
+import { KeyService } from '../keys.ts';
+import { VerifierError } from '../verifiers/types.ts';
+import { complete, pendingFor } from './complete.ts';
+import type { Grant, LoginContext, PendingState, Route } from './context.ts';
+import { readRequest, resolveProvider } from './request.ts';
+import { openJson } from './sealed.ts';
+
+async function takePending(ctx: LoginContext, loginId: string, remove: boolean): Promise<PendingState> {
+  const { store, envelope, now } = ctx.deps;
+  const name = `mfa-pending:${storeKeyOf(loginId)}`;
+  const sealed = await store.getSession(name, now());
+  if (!sealed) throw new HttpError(404, 'No MFA step pending for this login');
+  const pending = openJson<PendingState>(envelope, name, sealed);
+  if (remove) await store.deleteSession(name);
+  return pending;
+}
+
+/** Checks a session-signed MFA call: the signature by the sessionId and the session's grant. */
+async function grantFor(ctx: LoginContext, path: string, body: Record<string, unknown>): Promise<Grant> {
+  const { store, envelope, now } = ctx.deps;
+  const { key, signature, payload } = body;
+  if (typeof key !== 'string' || !/^04[0-9a-f]{128}$/.test(key) || typeof signature !== 'string') {
+    throw new HttpError(400, 'key and signature are required');
+  }
+  if (!verifyStoreMessage(key, `${path}:${JSON.stringify(payload ?? {})}`, signature)) {
+    throw new HttpError(401, 'Bad signature');
+  }
+  const name = `mfa-grant:${key}`;
+  const sealed = await store.getSession(name, now());
+  if (!sealed) throw new HttpError(403, 'No MFA session: log in again');
+  return openJson<Grant>(envelope, name, sealed);
+}
+
+/** Verifies a second login (social backup) with a JWT verifier other than the account's own. */
+async function socialIdentity(
+  ctx: LoginContext,
+  primaryVerifiers: string[],
+  input: unknown,
+  network: string,
+): Promise<{ verifier: string; id: string }> {
+  const v = (input ?? {}) as { verifier?: unknown; id_token?: unknown };
+  if (typeof v.verifier !== 'string' || typeof v.id_token !== 'string') {
+    throw new HttpError(400, 'socialBackup needs {verifier, id_token}');
+  }
+  if (primaryVerifiers.includes(v.verifier)) {
+    throw new HttpError(400, 'The social backup factor needs a different verifier than the login');
+  }
+  const verifier = ctx.deps.jwtVerifiers.get(v.verifier);
+  if (!verifier) throw new HttpError(400, `Verifier "${v.verifier}" is not a JWT verifier`);
+  const identity = await verifier.verify(v.id_token);
+  return {
+    verifier: v.verifier,
+    id: KeyService.idOf(v.verifier, identity.verifierId, ctx.deps.keyService.scope(network)),
+  };
+}
+
+const pending: Route = async (ctx, body) => {
+  const { store, envelope, now } = ctx.deps;
+  const request = await readRequest(ctx, body.loginId);
+  const recoverName = `mfa-recover:${storeKeyOf(body.loginId as string)}`;
+  const recover = await store.getSession(recoverName, now());
+  if (recover) {
+    const { factors } = openJson<{ factors: MfaFactor[] }>(envelope, recoverName, recover);
+    return [200, { step: 'recover', factors }];
+  }
+  const step = await takePending(ctx, body.loginId as string, false);
+  const target = resolveProvider(ctx, request, step.provider);
+  return [200, pendingFor(ctx, request, target, step.skippable)];
+};
+
+const recover: Route = async (ctx, body) => {
+  const { store, envelope, now } = ctx.deps;
+  await readRequest(ctx, body.loginId);
+  const name = `mfa-recover:${storeKeyOf(body.loginId as string)}`;
+  const sealed = await store.getSession(name, now());
+  if (!sealed) throw new HttpError(404, 'No MFA recovery pending for this login');
+  const { redirect: url } = openJson<{ redirect: string }>(envelope, name, sealed);
+  await store.deleteSession(name);
+  await store.deleteSession(storeKeyOf(body.loginId as string));
+  return [200, { url }];
+};
+
+const skip: Route = async (ctx, body) => {
+  const request = await readRequest(ctx, body.loginId);
+  const step = await takePending(ctx, body.loginId as string, false);
+  if (!step.skippable) throw new HttpError(403, 'MFA setup is mandatory for this app (mfaLevel "mandatory")');
+  await takePending(ctx, body.loginId as string, true);
+  const target = resolveProvider(ctx, request, step.provider);
+  const done = await complete(ctx, body.loginId as string, request, target, step.identity, { skipped: true });
+  if ('mfa' in done) throw new HttpError(500, 'unexpected MFA step');
+  return [200, { sessionId: done.sessionId, url: done.redirect }];
+};
+
+const setup: Route = async (ctx, body) => {
+  const request = await readRequest(ctx, body.loginId);
+  const step = await takePending(ctx, body.loginId as string, false);
+  const target = resolveProvider(ctx, request, step.provider);
+  const factors = Array.isArray(body.factors) ? (body.factors as unknown[]) : [];
+  if (!factors.every((f): f is MfaFactor => MFA_FACTORS.includes(f as MfaFactor))) {
+    throw new HttpError(400, `factors: a list of ${MFA_FACTORS.join(', ')}`);
+  }
+  try {
+    checkSetupChoice(request.options.mfaSettings ?? DEFAULT_MFA_SETTINGS, { factors });
+  } catch (err) {
+    throw new HttpError(400, (err as Error).message);
+  }
+  const password = typeof body.password === 'string' ? body.password : undefined;
+  if (factors.includes('passwordFactor') && (!password || password.length < 8)) {
+    throw new HttpError(400, 'The password needs at least 8 characters');
+  }
+  let social: { verifier: string; id: string } | undefined;
+  if (factors.includes('socialBackupFactor')) {
+    try {
+      social = await socialIdentity(
+        ctx,
+        [target.keyVerifier, target.authVerifier],
+        body.socialBackup,
+        request.options.network,
+      );
+    } catch (err) {
+      if (err instanceof VerifierError) throw new HttpError(401, `Social backup login: ${err.message}`);
+      throw err;
+    }
+    if (await ctx.mfaStore.socialOwner(social.id)) {
+      throw new HttpError(409, 'That login is already the social backup of another account');
+    }
+  }
+  await takePending(ctx, body.loginId as string, true);
+  const done = await complete(ctx, body.loginId as string, request, target, step.identity, {
+    setup: { factors, password, social },
+  });
+  if ('mfa' in done) throw new HttpError(500, 'unexpected MFA step');
+  return [
+    200,
+    {
+      sessionId: done.sessionId,
+      url: done.redirect,
+      // Shown once: the service keeps no copy.
+      backupPhrase: done.setup?.backupPhrase,
+    },
+  ];
+};
+
+const social: Route = async (ctx, body, path) => {
+  const grant = await grantFor(ctx, path, body);
+  const record = await ctx.mfaStore.load(grant.userId);
+  if (!record?.social) throw new HttpError(404, 'No social backup factor on this account');
+  let login: { verifier: string; id: string };
+  try {
+    login = await socialIdentity(
+      ctx,
+      [grant.keyVerifier],
+      body.payload,
+      grant.network ?? ctx.deps.keyService.legacyNetwork,
+    );
+  } catch (err) {
+    if (err instanceof VerifierError) return [401, { error: err.message, code: err.code }];
+    throw err;
+  }
+  if (login.id !== record.social.id || login.verifier !== record.social.verifier) {
+    return [403, { error: 'This login is not the social backup of this account' }];
+  }
+  return [200, { share: record.social.share }];
+};
+
+const device: Route = async (ctx, body, path) => {
+  const grant = await grantFor(ctx, path, body);
+  try {
+    return [200, await ctx.mfaStore.addDevice(grant.userId)];
+  } catch (err) {
+    throw new HttpError(400, (err as Error).message);
+  }
+};
+
+const revoke: Route = async (ctx, body, path) => {
+  const grant = await grantFor(ctx, path, body);
+  const deviceId = (body.payload as { deviceId?: unknown } | undefined)?.deviceId;
+  if (typeof deviceId !== 'string') throw new HttpError(400, 'payload.deviceId is required');
+  const ok = await ctx.mfaStore.revokeDevice(grant.userId, deviceId);
+  return ok ? [200, { ok: true }] : [404, { error: 'No such device, or already revoked' }];
+};
+
+export const mfaRoutes: Record<string, Route> = {
+  '/api/mfa/pending': pending,
+  '/api/mfa/recover': recover,
+  '/api/mfa/skip': skip,
+  '/api/mfa/setup': setup,
+  '/api/mfa/social': social,
+  '/api/mfa/device': device,
+  '/api/mfa/revoke': revoke,
+};

@@ -1,0 +1,60 @@
+// The public types around `Auth`: its runtime options, what a login resolves with, the session
+// expiry event.
+import type { MfaFactor } from './mfa-rules.ts';
+import type { StorageAdapter } from './storage.ts';
+import type { AuthState } from './types.ts';
+
+/** Runtime hooks: none needed in a browser; outside one, `openUrl` plays the system browser. */
+export interface AuthOptions {
+  /** Where the sessionId is kept (default: localStorage in browsers, memory elsewhere). */
+  storage?: StorageAdapter;
+  /** Storage key of the sessionId (default `portico-auth:<clientId>`). */
+  storageKey?: string;
+  /**
+   * Opens the login page and resolves with the URL the page finally sent the browser to (the one
+   * starting with `redirectUrl`), like ASWebAuthenticationSession; reject with `AuthError.userCancelled()`
+   * when the user closes it. Default in browsers: a popup (`uxMode: 'popup'`) or a full-page redirect.
+   */
+  openUrl?: (url: string, redirectUrl: string) => Promise<string>;
+  uxMode?: 'popup' | 'redirect';
+  /** Deprecation and adjustment warnings (default `console.warn`). */
+  onWarning?: (message: string) => void;
+  fetch?: typeof fetch;
+}
+
+/** Said at init when the social-backup factor is enabled. */
+export const SOCIAL_BACKUP_WARNING =
+  'mfaSettings.socialBackupFactor is enabled: the auth service then holds two shares of the key (its own and the social backup), so the service alone could rebuild the key. Leave it off if no single party may hold the key.';
+
+/**
+ * What `login()` resolves with: the state, plus the backup phrase on the login that enabled MFA
+ * (shown once) and the v5/v6 `appState` the login was given.
+ */
+export type LoginOutcome = AuthState & { backupPhrase?: string; appState?: string };
+
+/** A live session reached its `sessionTime`. */
+export interface SessionExpiredEvent {
+  /** When the instance noticed (ms since the epoch). */
+  expiredAt: number;
+}
+
+/** A second login for the social-backup factor: a JWT from another verifier configured on the service. */
+export interface SocialBackupLogin {
+  verifier: string;
+  id_token: string;
+}
+
+/**
+ * MFA input of `login()`. Recovery on a device without a (valid) device share: one of
+ * `backupPhrase`, `password`, `socialBackup` (else the dappShare of the login parameters, else this
+ * device's share). Setup, when the service asks for it: `setup`.
+ */
+export interface MfaLoginInput {
+  backupPhrase?: string;
+  password?: string;
+  socialBackup?: SocialBackupLogin;
+  /** After recovering with another factor, register this device with a new device share (default true). */
+  newDeviceShare?: boolean;
+  /** Factors to set up when the login asks (mandatory ones must be there); `skip: true` skips when allowed. */
+  setup?: { factors: MfaFactor[]; password?: string; socialBackup?: SocialBackupLogin } | { skip: true };
+}

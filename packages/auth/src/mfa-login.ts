@@ -1,0 +1,182 @@
+// Logging in a user with MFA on: the session holds the service's share, and the key is rebuilt
+// here from it and a second share — this device's (sealed in storage), a backup phrase, a
+// password, the social backup or the dappShare. Nothing of the second factor reaches the service.
+import type { MfaLoginInput } from './auth-options.ts';
+import { AuthError } from './errors.ts';
+import { getAppScopedKey, getEd25519PrivKey, secp256k1PublicKey } from './keys.ts';
+import {
+  combineShares,
+  type KeyShare,
+  mnemonicToShare,
+  openShareWithKey,
+  openShareWithPassword,
+  sealShareWithKey,
+  shareAt,
+} from './mfa.ts';
+import type { ServiceClient } from './service-client.ts';
+import type { StorageAdapter } from './storage.ts';
+import type { AuthState, MfaSessionData, SessionPayload } from './types.ts';
+
+/** Only the two fields the login page may hand over, as strings. */
+export function pickFactor(f: { backupPhrase?: unknown; password?: unknown }): MfaLoginInput {
+  if (typeof f.backupPhrase === 'string') return { backupPhrase: f.backupPhrase };
+  if (typeof f.password === 'string') return { password: f.password };
+  return {};
+}
+
+/** A session of an MFA user whose key is not rebuilt yet. */
+export interface PendingMfaSession {
+  sessionId: string;
+  payload: SessionPayload;
+  dappShare?: string;
+}
+
+export interface StoredDevice {
+  deviceId: string;
+  sealed: string;
+}
+
+/** This device's MFA share, sealed under a key only the service holds, in the app's storage. */
+export class DeviceShare {
+  constructor(
+    private readonly storage: StorageAdapter,
+    private readonly key: string,
+  ) {}
+
+  async get(): Promise<StoredDevice | undefined> {
+    const raw = await this.storage.get(this.key);
+    if (!raw) return undefined;
+    try {
+      return JSON.parse(raw) as StoredDevice;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async set(device: StoredDevice): Promise<void> {
+    await this.storage.set(this.key, JSON.stringify(device));
+  }
+}
+
+/** The second share for an MFA login, from the given factor or the device. Throws MFA_* errors. */
+async function secondShare(
+  client: ServiceClient,
+  device: DeviceShare,
+  mfa: MfaSessionData,
+  sessionId: string,
+  input: MfaLoginInput,
+  dappShare: string | undefined,
+): Promise<{ share: KeyShare; factor: string }> {
+  const invalid = (m: string) => new AuthError('MFA_FACTOR_INVALID', m);
+  if (input.backupPhrase !== undefined) {
+    if (mfa.backupIndex === undefined) throw invalid('No backup phrase is set up for this account');
+    try {
+      return { share: mnemonicToShare(input.backupPhrase, mfa.backupIndex), factor: 'backup' };
+    } catch {
+      throw invalid('Wrong backup phrase');
+    }
+  }
+  if (input.password !== undefined) {
+    if (!mfa.passwordShare) throw invalid('No password is set up for this account');
+    try {
+      return { share: await openShareWithPassword(mfa.passwordShare, input.password), factor: 'password' };
+    } catch {
+      throw invalid('Wrong password');
+    }
+  }
+  if (input.socialBackup) {
+    const res = await client.signedMfaCall<{ share?: KeyShare }>(
+      '/api/mfa/social',
+      sessionId,
+      input.socialBackup,
+    );
+    if (res.status !== 200 || !res.body.share) {
+      throw invalid(`Social backup refused: ${res.body.error ?? res.status}`);
+    }
+    return { share: res.body.share, factor: 'social' };
+  }
+  if (dappShare && mfa.dappIndex !== undefined) {
+    try {
+      return { share: mnemonicToShare(dappShare, mfa.dappIndex), factor: 'dapp' };
+    } catch {
+      throw invalid('Wrong dappShare');
+    }
+  }
+  const stored = await device.get();
+  if (!stored) {
+    throw new AuthError(
+      'MFA_REQUIRED',
+      'This device has no MFA share: give a backup phrase, password or social backup',
+    );
+  }
+  if (mfa.deviceRevoked) {
+    throw new AuthError('MFA_REQUIRED', "This device's share was revoked: use another factor");
+  }
+  if (!mfa.deviceKey) {
+    throw new AuthError(
+      'MFA_REQUIRED',
+      "This device's share is not known to the service: use another factor",
+    );
+  }
+  try {
+    return { share: openShareWithKey(stored.sealed, mfa.deviceKey), factor: 'device' };
+  } catch {
+    throw new AuthError('MFA_REQUIRED', "This device's share could not be opened: use another factor");
+  }
+}
+
+/**
+ * Rebuilds the key of a pending MFA session: the state with the keys, for `clientId`. Recovering
+ * with another factor than the device's registers this device with a new share (unless
+ * `newDeviceShare: false`).
+ */
+export async function rebuildKey(
+  client: ServiceClient,
+  device: DeviceShare,
+  pending: PendingMfaSession,
+  input: MfaLoginInput,
+  clientId: string,
+): Promise<AuthState> {
+  const { payload, sessionId } = pending;
+  const mfa = payload.mfa as MfaSessionData;
+  const { share, factor } = await secondShare(client, device, mfa, sessionId, input, pending.dappShare);
+  let coreKitKey: string;
+  try {
+    coreKitKey = await combineShares(mfa.serviceShare, share);
+  } catch {
+    throw new AuthError('MFA_FACTOR_INVALID', `The ${factor} share does not belong to this account`);
+  }
+  if (secp256k1PublicKey(coreKitKey) !== mfa.publicKey) {
+    const what =
+      factor === 'backup'
+        ? 'Wrong backup phrase'
+        : factor === 'dapp'
+          ? 'Wrong dappShare'
+          : `The ${factor} share does not belong to this account`;
+    throw new AuthError('MFA_FACTOR_INVALID', what);
+  }
+  if (factor !== 'device' && input.newDeviceShare !== false && mfa.factors.includes('deviceShareFactor')) {
+    const res = await client.signedMfaCall<{ deviceId?: string; index?: number; wrapKey?: string }>(
+      '/api/mfa/device',
+      sessionId,
+      {},
+    );
+    if (res.status === 200 && res.body.deviceId && res.body.index && res.body.wrapKey) {
+      const deviceShare = await shareAt(mfa.serviceShare, share, res.body.index);
+      await device.set({
+        deviceId: res.body.deviceId,
+        sealed: sealShareWithKey(deviceShare, res.body.wrapKey),
+      });
+    }
+  }
+  const privKey = getAppScopedKey(coreKitKey, clientId);
+  const { mfa: _m, ...rest } = payload;
+  return {
+    ...rest,
+    coreKitKey,
+    coreKitEd25519PrivKey: getEd25519PrivKey(coreKitKey),
+    privKey,
+    ed25519PrivKey: getEd25519PrivKey(privKey),
+    sessionId,
+  };
+}

@@ -1,0 +1,181 @@
+// The requests waiting for a person (connections and signatures) and the connected sites.
+import { $, announce, call, el, refresh, requestsEl, sessionsEl } from './page.js';
+
+const rendered = new Map();
+
+function detailsList(rows) {
+  const list = el('dl', { className: 'details' });
+  for (const row of rows) {
+    const value =
+      row.format === 'code'
+        ? el('dd', {}, [el('code', { textContent: row.value })])
+        : el('dd', { className: 'text', textContent: row.value });
+    list.append(el('dt', { textContent: row.label }), value);
+  }
+  return list;
+}
+
+function actions(request, approve) {
+  const approveButton = el('button', { type: 'button', className: 'approve', textContent: 'Approve' });
+  const rejectButton = el('button', { type: 'button', className: 'reject', textContent: 'Reject' });
+  approveButton.onclick = () => answer(request.id, approve());
+  rejectButton.onclick = () => answer(request.id, { approved: false });
+  return el('div', { className: 'actions' }, [approveButton, rejectButton]);
+}
+
+function renderConnection(request) {
+  const scopeBoxes = Object.entries(request.scopes).map(([scope, value]) =>
+    el('label', {}, [
+      el('input', { type: 'checkbox', name: 'scope', value: scope, checked: true }),
+      ' ',
+      el('code', { textContent: scope }),
+      ` — ${value.methods.length} methods, ${value.notifications.length} notifications`,
+    ]),
+  );
+  const accountBoxes = [];
+  for (const [namespace, addresses] of Object.entries(request.accounts)) {
+    const preselected = request.preselected[namespace] || [];
+    addresses.forEach((address, index) => {
+      const checked = preselected.length ? preselected.includes(address) : index === 0;
+      const input = el('input', { type: 'checkbox', name: 'account', value: address, checked });
+      input.dataset.namespace = namespace;
+      accountBoxes.push(
+        el('label', {}, [input, ' ', el('code', { textContent: `${namespace}:${address}` })]),
+      );
+    });
+  }
+  const section = el(
+    'section',
+    { className: 'request', 'aria-label': `Connection request from ${request.origin}` },
+    [
+      el('h3', { textContent: 'Connection request' }),
+      el('p', {}, ['From ', el('span', { className: 'origin', textContent: request.origin })]),
+      el('fieldset', {}, [el('legend', { textContent: 'Networks' }), ...scopeBoxes]),
+      el('fieldset', {}, [
+        el('legend', { textContent: 'Accounts' }),
+        ...(accountBoxes.length
+          ? accountBoxes
+          : [el('p', { className: 'empty', textContent: 'No accounts to share.' })]),
+      ]),
+    ],
+  );
+  section.append(
+    actions(request, () => {
+      const scopes = [...section.querySelectorAll('input[name=scope]:checked')].map((input) => input.value);
+      const accounts = {};
+      for (const input of section.querySelectorAll('input[name=account]:checked')) {
+        accounts[input.dataset.namespace] ||= [];
+        accounts[input.dataset.namespace].push(input.value);
+      }
+      return { approved: true, scopes, accounts };
+    }),
+  );
+  return section;
+}
+
+function renderSignature(request) {
+  const { details } = request;
+  const rows = [
+    { label: 'Origin', value: request.origin, format: 'text' },
+    { label: 'Network', value: request.scope, format: 'code' },
+    { label: 'Account', value: request.account, format: 'code' },
+    { label: 'Method', value: request.method, format: 'code' },
+    ...details.fields,
+  ];
+  const section = el(
+    'section',
+    {
+      className: 'request signature',
+      'aria-label': `${details.title} from ${request.origin}`,
+      'data-method': request.method,
+    },
+    [
+      el('h3', { textContent: details.title }),
+      el('p', { className: 'summary', textContent: details.summary }),
+      detailsList(rows),
+      actions(request, () => ({ approved: true })),
+    ],
+  );
+  return section;
+}
+
+function renderRequest(request) {
+  const section = request.kind === 'signature' ? renderSignature(request) : renderConnection(request);
+  section.dataset.requestId = request.id;
+  section.dataset.origin = request.origin;
+  section.dataset.kind = request.kind;
+  return section;
+}
+
+async function answer(id, decision) {
+  let text;
+  try {
+    await call('POST', `/api/approvals/${encodeURIComponent(id)}`, decision);
+    text = decision.approved ? 'Approved.' : 'Rejected.';
+  } catch (error) {
+    text = `Could not answer: ${error.message}`;
+  }
+  rendered.get(id)?.remove();
+  rendered.delete(id);
+  // The answered request is gone: keep keyboard focus in the requests, not on the page's body.
+  const next = requestsEl.querySelector('section.request button');
+  if (next) next.focus();
+  else $('requests-heading').focus();
+  announce(text);
+  await refresh();
+}
+
+async function revoke(origin) {
+  try {
+    await call('POST', '/api/sessions/revoke', { origin });
+    announce(`Disconnected ${origin}.`);
+  } catch (error) {
+    announce(`Could not disconnect ${origin}: ${error.message}`);
+  }
+  await refresh();
+}
+
+export function renderSessions(sessions) {
+  if (sessions.length === 0) {
+    sessionsEl.replaceChildren(el('p', { className: 'empty', textContent: 'None.' }));
+    return;
+  }
+  sessionsEl.replaceChildren(
+    ...sessions.map((s) => {
+      const button = el('button', {
+        type: 'button',
+        className: 'revoke',
+        textContent: 'Disconnect',
+        'aria-label': `Disconnect ${s.origin}`,
+      });
+      button.onclick = () => revoke(s.origin);
+      const node = el('div', { className: 'session' }, [
+        el('span', { className: 'origin', textContent: s.origin }),
+        ' — ',
+        el('code', { textContent: Object.keys(s.session.sessionScopes).join(', ') }),
+        ' ',
+        button,
+      ]);
+      node.dataset.origin = s.origin;
+      return node;
+    }),
+  );
+}
+/** Shows the requests in `approvals` not shown yet (announcing each) and drops the ones answered. */
+export function updateRequests(approvals) {
+  const ids = new Set(approvals.map((a) => a.id));
+  for (const [id, node] of rendered) {
+    if (ids.has(id)) continue;
+    node.remove();
+    rendered.delete(id);
+  }
+  for (const request of approvals) {
+    if (rendered.has(request.id)) continue;
+    const node = renderRequest(request);
+    rendered.set(request.id, node);
+    requestsEl.append(node);
+    const what = request.kind === 'signature' ? request.details.title : 'Connection request';
+    announce(`New ${what.toLowerCase()} from ${request.origin}.`);
+  }
+  requestsEl.querySelector('.empty')?.toggleAttribute('hidden', rendered.size > 0);
+}
