@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BodyTooLargeError, readBody } from '@portico/http';
 
 /** The login page's Content-Security-Policy: no inline script or style. */
 export const CSP =
@@ -17,15 +18,15 @@ export class HttpError extends Error {
 }
 
 export async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new HttpError(413, 'Request body too large');
-    chunks.push(chunk as Buffer);
+  let text: string;
+  try {
+    text = await readBody(req, MAX_BODY);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) throw new HttpError(413, 'Request body too large');
+    throw error;
   }
   try {
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+    const body = JSON.parse(text) as unknown;
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new Error('not an object');
     return body as Record<string, unknown>;
   } catch {

@@ -96,6 +96,13 @@ describe('development JWT issuer (devJwt) and onLogin', () => {
     assert.equal(notJson.status, 400);
   });
 
+  it('refuses a body over 64 KiB with 413 and keeps serving', async () => {
+    const oversized = await post(server.sdkUrl, '/dev/token', { sub: 'erin', pad: 'x'.repeat(70_000) });
+    assert.equal(oversized.status, 413);
+    assert.equal(oversized.body.error, 'Request body too large');
+    assert.equal((await post(server.sdkUrl, '/dev/token', { sub: 'erin' })).status, 200);
+  });
+
   it('the dev verifier trusts only its key: a token signed with another key is refused', async () => {
     const other = await loadDevJwtKey(join(dir.path, 'another-key.json'));
     const forged = await signDevToken(

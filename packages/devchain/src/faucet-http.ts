@@ -1,6 +1,7 @@
 // `POST /dev/fund {"address", "amount"?}`: the dev faucet over HTTP, for `portico fund` and for
 // browser apps next to `portico dev` (CORS-open: it only ever funds the embedded dev chains).
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BodyTooLargeError, readBody } from '@portico/http';
 import {
   type DevFaucet,
   FaucetError,
@@ -54,11 +55,14 @@ function send(response: ServerResponse, status: number, body: unknown): void {
   response.end(JSON.stringify(body));
 }
 
-async function readBody(request: IncomingMessage): Promise<Record<string, unknown>> {
-  let text = '';
-  for await (const chunk of request) {
-    text += chunk;
-    if (text.length > MAX_BODY) throw new FaucetError('invalid_request', 'request body too large');
+async function readFundRequest(request: IncomingMessage): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await readBody(request, MAX_BODY);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError)
+      throw new FaucetError('invalid_request', 'request body too large');
+    throw error;
   }
   let body: unknown;
   try {
@@ -104,7 +108,7 @@ export function createFaucetHandler(
       send(response, 405, { error: { code: 'method_not_allowed', message: `POST ${FAUCET_PATH}` } });
       return true;
     }
-    readBody(request)
+    readFundRequest(request)
       .then((body) => fundFromRequest(faucet, body))
       .then(
         (result) => send(response, 200, fundResultJson(result)),

@@ -55,6 +55,44 @@ describe('dev faucet on anvil and the Solana dev ledger', () => {
         .send()
     ).value;
 
+  test('oversized bodies are refused with a clear error, and both servers keep serving', async () => {
+    const bigFund = await fetch(faucetUrl, {
+      method: 'POST',
+      body: JSON.stringify({ address: newEvmAddress(), pad: 'x'.repeat(5000) }),
+    });
+    assert.equal(bigFund.status, 400);
+    assert.deepEqual(await bigFund.json(), {
+      error: { code: 'invalid_request', message: 'request body too large' },
+    });
+    const bigRpc = await fetch(ledger.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'getSlot',
+        params: ['x'.repeat(4 * 1024 * 1024)],
+      }),
+    });
+    assert.equal(bigRpc.status, 413);
+    assert.deepEqual(await bigRpc.json(), {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: 'Invalid request: body too large' },
+    });
+    const slot = await fetch(ledger.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'getSlot' }),
+    });
+    assert.equal(((await slot.json()) as { id: number }).id, 2);
+    const small = await fetch(faucetUrl, {
+      method: 'POST',
+      body: JSON.stringify({ address: newEvmAddress() }),
+    });
+    assert.equal(small.status, 200);
+  });
+
   test('adds 10 ETH by default, and more on every call (a top-up, not a reset)', async () => {
     const address = newEvmAddress();
     const first = await faucet.fund('eip155', address.toLowerCase());

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 import { isPlainObject } from '@metamask/utils';
+import { BodyTooLargeError, readBody } from '@portico/http';
 import type { ApprovalDecision, MultichainEngine } from '@portico/multichain';
 import type { ApprovalQueue } from './approvals.ts';
 import type { WalletLoginParams, WalletLoginStart, WalletUser } from './login.ts';
@@ -69,19 +70,17 @@ const PAGE_HEADERS = {
 
 const CALLBACK_PATH = /^\/login\/callback\/([0-9a-f]{32})$/;
 
-async function readBody(req: IncomingMessage, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new HttpError(413, 'body too large');
-    chunks.push(chunk as Buffer);
+async function readLimitedBody(req: IncomingMessage, limit: number): Promise<string> {
+  try {
+    return await readBody(req, limit);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) throw new HttpError(413, 'body too large');
+    throw error;
   }
-  return Buffer.concat(chunks).toString();
 }
 
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const text = await readBody(req, 64 * 1024);
+  const text = await readLimitedBody(req, 64 * 1024);
   let body: unknown;
   try {
     body = JSON.parse(text || '{}');
@@ -196,7 +195,7 @@ export function createWalletServer(deps: {
       if (callback && req.method === 'POST') {
         // The callback page hands back the URL it was opened at (the result is in its fragment,
         // which browsers never send). Only the attempt that owns this unguessable path takes it.
-        const href = await readBody(req, 16 * 1024);
+        const href = await readLimitedBody(req, 16 * 1024);
         const arrived = URL.canParse(href) ? new URL(href) : undefined;
         const ok = arrived?.pathname === url.pathname && account.arriveLogin(callback[1], href);
         res.writeHead(ok ? 204 : 404, { 'cache-control': 'no-store' }).end();

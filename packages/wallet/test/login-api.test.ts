@@ -111,6 +111,14 @@ describe('the wallet’s login API and callback', { timeout: 60_000 }, () => {
     assert.equal(wallet.accountSource, 'none');
   });
 
+  test('a body over 64 KiB is 413 and changes nothing; the API keeps serving', async () => {
+    const oversized = await api(wallet, 'POST', '/api/login', { loginProvider: 'x'.repeat(70_000) });
+    assert.equal(oversized.status, 413);
+    assert.deepEqual(oversized.body, { error: 'body too large' });
+    const view = (await api(wallet, 'GET', '/api/account')).body as AccountView;
+    assert.equal(view.login.pending, false);
+  });
+
   test('without an auth service the wallet holds the dev accounts, and /api/login is 404', async () => {
     const plain = await startWallet({ chains: [] });
     try {

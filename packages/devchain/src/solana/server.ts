@@ -3,8 +3,9 @@
  * Solana RPC's shapes (and, on the same port, the WebSocket PubSub of pubsub.ts): -32700 parse error, -32600 invalid request, -32601 method not found,
  * handler errors with their own code, message and data.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { BodyTooLargeError, readBody } from '@portico/http';
 import { RpcError } from './errors.ts';
 import { stringifyJson } from './json.ts';
 import type { Ledger } from './ledger.ts';
@@ -47,24 +48,6 @@ async function handleOne(ledger: Ledger, request: unknown, log: (line: string) =
   }
 }
 
-function readBody(request: IncomingMessage): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        resolve(undefined);
-        request.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
-}
-
 /** Browsers may call the ledger directly, as they may a validator's RPC port. */
 const CORS = {
   'access-control-allow-origin': '*',
@@ -102,10 +85,8 @@ export async function startRpcServer(
       send(response, 405, failure(null, -32600, 'Invalid request: use POST with a JSON-RPC 2.0 body'));
       return;
     }
-    readBody(request)
+    readBody(request, MAX_BODY_BYTES)
       .then(async (body) => {
-        if (body === undefined)
-          return send(response, 413, failure(null, -32600, 'Invalid request: body too large'));
         let parsed: unknown;
         try {
           parsed = JSON.parse(body);
@@ -122,6 +103,8 @@ export async function startRpcServer(
         return send(response, 200, await handleOne(ledger, parsed, log));
       })
       .catch((error: unknown) => {
+        if (error instanceof BodyTooLargeError)
+          return send(response, 413, failure(null, -32600, 'Invalid request: body too large'));
         log(`solana: request failed: ${String(error)}`);
         if (!response.headersSent) send(response, 500, failure(null, -32603, 'Internal error'));
       });
