@@ -1,0 +1,81 @@
+// What the sections of `npm run bench` share: run lengths, the requests, row labels, wrk with a
+// warm-up, and number formatting.
+import { runWrk, type WrkResult } from './wrk.ts';
+
+export type Row = {
+  target: string;
+  clients: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  /** CPU time of this process (where the gateways run) per request answered, µs. */
+  cpuUs: number;
+  /** Lowest and highest cpuUs of the rounds a median row was taken from. */
+  cpuRange?: [number, number];
+};
+
+export const DURATION = Number(process.env.BENCH_SECONDS ?? '8');
+export const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? '3');
+export const CLIENTS = [1, 8, 64];
+export const BODY = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'eth_getBlockByNumber',
+  params: ['latest', false],
+});
+export const FINAL_BLOCK_BODY = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'eth_getBlockByNumber',
+  params: ['0x1', false],
+});
+
+export const SECTIONS = [
+  'latest',
+  'debits',
+  'stores',
+  'distinct',
+  'cache-hit',
+  'replay',
+  'profile',
+  'solana',
+  'bodies',
+];
+
+export const ANVIL = 'anvil direct';
+export const NGINX = 'nginx → anvil';
+export const BARE = 'bare Node proxy → anvil';
+export const GATEWAY = 'Portico gateway → anvil';
+export const FLOOR = 'bare Node server, fixed body';
+export const EMBEDDED_64 = 'Portico gateway, embedded metering';
+export const SHARED_METERING = 'Portico gateway, Redis + PostgreSQL metering';
+export const WORKERS = 'Portico gateway, `--workers 2`, shared stores';
+
+export function log(target: string, clients: number, r: WrkResult) {
+  console.log(
+    `${target.padEnd(52)} c=${String(clients).padEnd(3)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(3)} ms  p99 ${r.p99.toFixed(3)} ms`,
+  );
+}
+
+export function wrk(url: string, clients: number, script: string, seconds = DURATION) {
+  return runWrk(url, clients, script, seconds);
+}
+
+/** A warm-up run (not recorded), then the measured one. */
+export async function measure(
+  target: string,
+  url: string,
+  script: string,
+  clients: number,
+): Promise<WrkResult> {
+  await wrk(url, clients, script, WARMUP);
+  const result = await wrk(url, clients, script);
+  log(target, clients, result);
+  return result;
+}
+
+export const ratio = (a: number, b: number) => (a / b).toFixed(2);
+export const fmt = (n: number) => n.toFixed(3);
+
+export const ROUNDS = 3;
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];

@@ -1,0 +1,139 @@
+// The `replay` section: a replayed dapp workload through nginx and Portico, upstream calls counted.
+import { type EvmSeed, seedEvmChain, startAnvil } from '@portico/devchain';
+import { createTestClient, http } from 'viem';
+import { foundry } from 'viem/chains';
+import { startPorticoProcess } from '../../portico-process.ts';
+import { startChildServer } from '../child-server.ts';
+import { fmt } from '../common.ts';
+import { startNginx } from '../nginx.ts';
+import { type ReplayOptions, replayDapp, signBroadcasts } from '../replay.ts';
+import type { Replayed, Results } from '../results.ts';
+
+const REPLAY: ReplayOptions = {
+  clients: Number(process.env.BENCH_REPLAY_CLIENTS ?? '100'),
+  seconds: Number(process.env.BENCH_REPLAY_SECONDS ?? '20'),
+  pollMs: 1000,
+  broadcastMs: 1000,
+  seed: 17,
+};
+const DELAY_MS = 20;
+
+/** The dapp replay against one proxy, on a fresh chain behind a fresh delay proxy. */
+async function replayAgainst(kind: 'nginx' | 'portico', dir: string): Promise<Replayed> {
+  const anvil = await startAnvil({});
+  try {
+    const seed: EvmSeed = await seedEvmChain(anvil.url);
+    const test = createTestClient({ chain: foundry, mode: 'anvil', transport: http(anvil.url) });
+    await test.mine({ blocks: 20 });
+    await test.setIntervalMining({ interval: 1 });
+    const broadcasts = await signBroadcasts(
+      seed.demoContract,
+      Math.ceil((REPLAY.seconds * 1000) / REPLAY.broadcastMs) + 1,
+    );
+    const delay = await startChildServer('./delay-proxy.ts', [anvil.url, String(DELAY_MS)]);
+    try {
+      const proxy =
+        kind === 'nginx'
+          ? await startNginx(delay.url, dir)
+          : await (async () => {
+              const p = await startPorticoProcess({ upstream: delay.url, dir, cache: true });
+              return { url: p.url, stop: () => void p.stop() };
+            })();
+      try {
+        // One request of each kind first (not counted), as a server that has been running would have
+        // compiled its code paths; the dapp's own requests then start cold in the cache.
+        await warmUp(proxy.url, seed);
+        await fetch(`${delay.url}reset`, { method: 'POST' });
+        const result = await replayDapp(proxy.url, seed.demoContract, broadcasts, REPLAY);
+        const stats = (await (await fetch(`${delay.url}stats`)).json()) as {
+          requests: number;
+          calls: number;
+          methods: Record<string, number>;
+        };
+        const replayed = {
+          ...result,
+          upstreamRequests: stats.requests,
+          upstreamCalls: stats.calls,
+          upstreamMethods: stats.methods,
+        };
+        console.log(
+          `replay ${kind.padEnd(8)} ${result.requests} requests (${result.errors} errors), p50 ${fmt(result.p50)} ms, p99 ${fmt(result.p99)} ms, upstream ${stats.calls} calls in ${stats.requests} requests ${JSON.stringify(stats.methods)}`,
+        );
+        return replayed;
+      } finally {
+        proxy.stop();
+      }
+    } finally {
+      await delay.stop();
+    }
+  } finally {
+    await anvil.stop();
+  }
+}
+
+async function warmUp(url: string, seed: EvmSeed) {
+  const bodies: [string, unknown[]][] = [
+    ['eth_blockNumber', []],
+    ['eth_getBlockByNumber', ['latest', false]],
+    ['eth_call', [{ to: seed.demoContract, data: '0x3fa4f245' }, '0x1']],
+    ['eth_getTransactionReceipt', [seed.transactions.store]],
+    ['eth_getLogs', [{ address: seed.demoContract, fromBlock: '0x0', toBlock: '0x2' }]],
+  ];
+  for (const [method, params] of bodies) {
+    const answer = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+    if (!answer.ok) throw new Error(`warm-up ${method}: HTTP ${answer.status}`);
+  }
+}
+
+export async function replaySection(dir: string, haveNginx: boolean, results: Results): Promise<string[]> {
+  if (!haveNginx) {
+    const portico = await replayAgainst('portico', dir);
+    return [
+      '## Real traffic: a replayed dapp workload',
+      '',
+      `nginx is missing: Portico alone made ${portico.upstreamCalls} upstream calls for ${portico.requests} requests (p50 ${fmt(portico.p50)} ms, p99 ${fmt(portico.p99)} ms).`,
+      '',
+    ];
+  }
+  const nginx = await replayAgainst('nginx', dir);
+  const portico = await replayAgainst('portico', dir);
+  results.replay = { options: REPLAY, nginx, portico };
+  const methods = [
+    ...new Set([
+      ...Object.keys(nginx.byMethod),
+      ...Object.keys(portico.upstreamMethods),
+      ...Object.keys(nginx.upstreamMethods),
+    ]),
+  ].sort();
+  return [
+    '## Real traffic: a replayed dapp workload',
+    '',
+    `${REPLAY.clients} clients of a dapp for ${REPLAY.seconds} s, simulated from a fixed seed (scripts/bench/replay.ts): every client polls the head about once a second (half with \`eth_blockNumber\`, half with \`eth_getBlockByNumber("latest")\`), reads the demo contract with \`eth_call\` at \`latest\` when the head moved, asks for the receipt of one of the last 5 broadcasts on 30 % of its polls and for the contract's logs over the last 10 blocks on 15 %; one sender broadcasts a signed transaction (\`eth_sendRawTransaction\`) every ${REPLAY.broadcastMs / 1000} s. The upstream is anvil mining a block a second (finality as on Ethereum: 64 blocks behind) behind a delay proxy that adds ${DELAY_MS} ms to every call and counts them. nginx (1 worker, keep-alive) and \`portico start\` (default cache on) each get a fresh chain and a fresh delay proxy, and one request of each method before the count starts (to warm code paths; what it leaves in a cache is stale a second later or never asked for again); the schedule and the transactions are the same.`,
+    '',
+    '| proxy | requests | JSON-RPC errors | upstream HTTP requests | upstream calls | calls per request | p50 ms | p99 ms |',
+    '|---|---|---|---|---|---|---|---|',
+    ...(
+      [
+        ['nginx (1 worker)', nginx],
+        ['Portico', portico],
+      ] as const
+    ).map(
+      ([name, r]) =>
+        `| ${name} | ${r.requests} | ${r.errors} | ${r.upstreamRequests} | ${r.upstreamCalls} | ${(r.upstreamCalls / r.requests).toFixed(2)} | ${fmt(r.p50)} | ${fmt(r.p99)} |`,
+    ),
+    '',
+    `Portico made ${(100 * (1 - portico.upstreamCalls / nginx.upstreamCalls)).toFixed(0)} % fewer upstream calls than nginx. By method (requests the clients sent to nginx / to Portico → calls that reached the upstream through nginx / through Portico):`,
+    '',
+    '| method | sent (nginx run) | sent (Portico run) | upstream via nginx | upstream via Portico |',
+    '|---|---|---|---|---|',
+    ...methods.map(
+      (m) =>
+        `| ${m} | ${nginx.byMethod[m] ?? 0} | ${portico.byMethod[m] ?? 0} | ${nginx.upstreamMethods[m] ?? 0} | ${portico.upstreamMethods[m] ?? 0} |`,
+    ),
+    '',
+  ];
+}
