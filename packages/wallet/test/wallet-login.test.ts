@@ -187,7 +187,10 @@ describe('a wallet the user’s login backs', { timeout: 180_000 }, () => {
     await page.getByRole('button', { name: 'Log in' }).click();
     const popup = await popupOpened;
     await popup.waitForURL((url) => url.href.startsWith(`${authServer.sdkUrl}/start`));
-    assert.equal(await popup.title(), 'Sign in to Portico wallet');
+    // The page's script names the app once its settings arrive; until then the title is "Sign in".
+    await popup.waitForFunction(() => document.title === 'Sign in to Portico wallet', null, {
+      timeout: 30_000,
+    });
     await popup.click('button[data-provider="portico-dev"]');
     await popup.fill('#email', 'alice@example.com');
     await popup.click('#dev-submit');
