@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { sendJson as send, sendError as sendHttpError } from '@portico/http';
-import { stringifyJsonExact } from '../rpc/exact-json.ts';
+import { stringifyJsonExact, stringifyJsonRpc } from '../rpc/exact-json.ts';
 
 /**
  * The answer to a CORS preflight (OPTIONS) of the JSON-RPC endpoints: dapps call them from any page.
@@ -54,14 +54,17 @@ export function useAdminCors(response: ServerResponse, allowed: ReadonlySet<stri
   };
 }
 
-/** A JSON answer with the CORS headers of its endpoint, numbers and ids written exactly. */
+/**
+ * A JSON answer with the CORS headers of its endpoint, numbers and ids written exactly; a result
+ * the node's own text came with is spliced in as that text.
+ */
 export function sendJson(
   response: ServerResponse,
   status: number,
   body: unknown,
   headers: Record<string, string> = {},
 ) {
-  send(response, status, body, { ...corsHeadersFor(response), ...headers }, stringifyJsonExact);
+  send(response, status, body, { ...corsHeadersFor(response), ...headers }, stringifyJsonRpc);
 }
 
 /** `{ "error": { "code", "message" } }` (admin API, /metrics), with the CORS headers of its endpoint. */
