@@ -158,8 +158,11 @@ async function handleItem(
     const params = request.params;
     enforceItemSettings(key, request.method, params);
 
-    if (rule.check) await rule.check(params, network.chain);
-    await limitRate(deps.rateLimiter, key, request.method, rule.cost);
+    // Most checks and rate limits finish at once: awaited only when they return a Promise.
+    const checked = rule.check?.(params, network.chain);
+    if (checked) await checked;
+    const limited = limitRate(deps.rateLimiter, key, request.method, rule.cost);
+    if (limited) await limited;
     remaining = await charge(deps.ledger, key, request.method, rule.cost);
     cost = rule.cost;
     const reply = own ? await own.call(params) : await forward(network, rule, request.method, params);
