@@ -145,7 +145,13 @@ export class RedisResponseCache implements ResponseCache {
     if ((ttl <= 0 && staleTtl <= 0) || this.skipping()) return;
     if (final && value.block !== undefined) this.topFinalBlock = Math.max(this.topFinalBlock, value.block);
     try {
-      const text = JSON.stringify(value);
+      // Without the node's text of the result: entries stay as small as before and as every
+      // instance sharing the store (an older one too) reads them.
+      const text = JSON.stringify(
+        value.reply.ok && value.reply.text !== undefined
+          ? { ...value, reply: { ok: true, result: value.reply.result } }
+          : value,
+      );
       const digest = hash(key);
       if (final) await this.redis.set(this.namespace + digest, text, 'PX', ttl);
       else

@@ -1,6 +1,8 @@
-import type { ServerResponse } from 'node:http';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { sendJson as send, sendError as sendHttpError } from '@portico/http';
-import { stringifyJsonExact } from '../rpc/exact-json.ts';
+import { nextUtcMidnightText } from '../credits/day.ts';
+import { stringifyJsonExact, stringifyJsonRpc } from '../rpc/exact-json.ts';
+import type { CacheStatus } from '../types.ts';
 
 /**
  * The answer to a CORS preflight (OPTIONS) of the JSON-RPC endpoints: dapps call them from any page.
@@ -54,14 +56,17 @@ export function useAdminCors(response: ServerResponse, allowed: ReadonlySet<stri
   };
 }
 
-/** A JSON answer with the CORS headers of its endpoint, numbers and ids written exactly. */
+/**
+ * A JSON answer with the CORS headers of its endpoint, numbers and ids written exactly; a result
+ * the node's own text came with is spliced in as that text.
+ */
 export function sendJson(
   response: ServerResponse,
   status: number,
   body: unknown,
   headers: Record<string, string> = {},
 ) {
-  send(response, status, body, { ...corsHeadersFor(response), ...headers }, stringifyJsonExact);
+  send(response, status, body, { ...corsHeadersFor(response), ...headers }, stringifyJsonRpc);
 }
 
 /** `{ "error": { "code", "message" } }` (admin API, /metrics), with the CORS headers of its endpoint. */
@@ -72,4 +77,30 @@ export function sendError(
   headers: Record<string, string> = {},
 ) {
   sendHttpError(response, status, error, { ...corsHeadersFor(response), ...headers }, stringifyJsonExact);
+}
+
+/**
+ * The answer to a JSON-RPC request (`sendJson` with the credit and cache headers), its headers
+ * gathered in one object: this runs for every request.
+ */
+export function sendRpcAnswer(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  remaining: number | undefined,
+  cache: CacheStatus | undefined,
+) {
+  const text = stringifyJsonRpc(body);
+  const headers: OutgoingHttpHeaders = {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+  };
+  const cors = corsHeadersFor(response);
+  if (cors) Object.assign(headers, cors);
+  if (remaining !== undefined) {
+    headers['x-credits-remaining'] = String(remaining);
+    headers['x-credits-reset'] = nextUtcMidnightText(Date.now());
+  }
+  if (cache) headers['x-cache'] = cache;
+  response.writeHead(status, headers).end(text);
 }

@@ -19,15 +19,33 @@ export async function charge(ledger: CreditLedger, key: ApiKeyRecord, method: st
   );
 }
 
-/** Stage 3: the key's credits-per-second cap, when it has one (HTTP 429 with Infura's data shape). */
-export async function limitRate(limiter: RateLimiter, key: ApiKeyRecord, method: string, cost: number) {
-  if (key.creditsPerSecond === null) return;
-  const result = await limiter.take(key.id, cost, key.creditsPerSecond);
+/**
+ * Stage 3: the key's credits-per-second cap, when it has one (HTTP 429 with Infura's data shape).
+ * A key without a cap (most) gets undefined, not a Promise: nothing to wait for on the request path.
+ */
+export function limitRate(
+  limiter: RateLimiter,
+  key: ApiKeyRecord,
+  method: string,
+  cost: number,
+): Promise<void> | undefined {
+  if (key.creditsPerSecond === null) return undefined;
+  return takeOrRefuse(limiter, key, key.creditsPerSecond, method, cost);
+}
+
+async function takeOrRefuse(
+  limiter: RateLimiter,
+  key: ApiKeyRecord,
+  creditsPerSecond: number,
+  method: string,
+  cost: number,
+) {
+  const result = await limiter.take(key.id, cost, creditsPerSecond);
   if (result.ok) return;
   const backoffSeconds = Math.ceil(result.retryAfterMs / 100) / 10;
   throw new GatewayError(
     'rateLimited',
-    `per-second credit limit reached: ${method} costs ${cost} credits and this key may spend ${key.creditsPerSecond} per second; retry in ${backoffSeconds} s`,
-    { current_rps: result.current, allowed_rps: key.creditsPerSecond, backoff_seconds: backoffSeconds },
+    `per-second credit limit reached: ${method} costs ${cost} credits and this key may spend ${creditsPerSecond} per second; retry in ${backoffSeconds} s`,
+    { current_rps: result.current, allowed_rps: creditsPerSecond, backoff_seconds: backoffSeconds },
   );
 }

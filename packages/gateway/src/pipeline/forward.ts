@@ -7,7 +7,11 @@ import type { CacheStatus } from '../types.ts';
 import type { UpstreamReply } from '../upstream/http-upstream.ts';
 import { NOT_IDEMPOTENT } from '../upstream/upstream-pool.ts';
 
-export type ForwardResult = ({ ok: true; result: unknown } | { ok: false; error: JsonRpcError }) & {
+/** `text`: the result as the node wrote it, when nothing changed it on the way (see UpstreamReply). */
+export type ForwardResult = (
+  | { ok: true; result: unknown; text?: string }
+  | { ok: false; error: JsonRpcError }
+) & {
   cache: CacheStatus;
 };
 
@@ -34,11 +38,12 @@ export async function forward(
   }
   const reply = await cachedCall(network, method, upstreamParams);
   if (reply.ok) {
-    return {
-      ok: true,
-      result: rule.finish ? rule.finish(reply.result, params) : reply.result,
-      cache: reply.cache,
-    };
+    const result = rule.finish ? rule.finish(reply.result, params) : reply.result;
+    // A result `finish` changed (pending fields) is no longer what the node wrote.
+    if (result === reply.result && reply.text !== undefined) {
+      return { ok: true, result, text: reply.text, cache: reply.cache };
+    }
+    return { ok: true, result, cache: reply.cache };
   }
   if (hooks.shapeError) return { ok: false, error: hooks.shapeError(reply.error), cache: reply.cache };
   return reply;

@@ -158,8 +158,11 @@ async function handleItem(
     const params = request.params;
     enforceItemSettings(key, request.method, params);
 
-    if (rule.check) await rule.check(params, network.chain);
-    await limitRate(deps.rateLimiter, key, request.method, rule.cost);
+    // Most checks and rate limits finish at once: awaited only when they return a Promise.
+    const checked = rule.check?.(params, network.chain);
+    if (checked) await checked;
+    const limited = limitRate(deps.rateLimiter, key, request.method, rule.cost);
+    if (limited) await limited;
     remaining = await charge(deps.ledger, key, request.method, rule.cost);
     cost = rule.cost;
     const reply = own ? await own.call(params) : await forward(network, rule, request.method, params);
@@ -168,7 +171,7 @@ async function handleItem(
     observe(reply.ok ? undefined : reply.error.code, reply.cache);
     if (isNotification) return { status: 200, remaining };
     return {
-      response: reply.ok ? resultResponse(id, reply.result) : errorResponse(id, reply.error),
+      response: reply.ok ? resultResponse(id, reply.result, reply.text) : errorResponse(id, reply.error),
       status: 200,
       remaining,
       cache: reply.cache,

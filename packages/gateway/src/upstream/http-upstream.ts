@@ -1,10 +1,14 @@
 import { Pool } from 'undici';
 import { GatewayError } from '../rpc/errors.ts';
-import { parseJsonExact, stringifyJsonExact } from '../rpc/exact-json.ts';
+import { parseJsonExact, resultTextOf, stringifyJsonExact } from '../rpc/exact-json.ts';
 import type { JsonRpcError } from '../rpc/jsonrpc.ts';
 import { sanitiseUpstreamMessage, upstreamSecrets } from './sanitise.ts';
 
-export type UpstreamReply = { ok: true; result: unknown } | { ok: false; error: JsonRpcError };
+/**
+ * A node's answer. `text` is the result as the node wrote it, when its answer had the usual shape:
+ * the client's answer splices it in rather than serialising `result` again.
+ */
+export type UpstreamReply = { ok: true; result: unknown; text?: string } | { ok: false; error: JsonRpcError };
 
 export type HttpUpstreamOptions = {
   /** Time allowed for one upstream call. Default 30 s. */
@@ -96,7 +100,10 @@ export class HttpUpstream {
     if (!reply || typeof reply !== 'object' || !('result' in reply)) {
       throw new GatewayError('upstreamUnavailable', `Upstream node answered HTTP ${status} without a result`);
     }
-    return { ok: true, result: reply.result };
+    const resultText = resultTextOf(text, id);
+    return resultText === undefined
+      ? { ok: true, result: reply.result }
+      : { ok: true, result: reply.result, text: resultText };
   }
 
   async close() {

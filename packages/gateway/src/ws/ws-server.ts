@@ -9,7 +9,7 @@ import type { GatewayMetrics } from '../observability/metrics.ts';
 import { accessEntry, admitKey, routeRequest, unroutedMessage } from '../pipeline/admit.ts';
 import { handleRpc, type RpcDependencies, type SessionMethods } from '../pipeline/handle-rpc.ts';
 import type { GatewayError } from '../rpc/errors.ts';
-import { stringifyJsonExact } from '../rpc/exact-json.ts';
+import { stringifyJsonRpc } from '../rpc/exact-json.ts';
 import { errorResponse } from '../rpc/jsonrpc.ts';
 import type { AccessEntry } from '../types.ts';
 import { NotificationMeter } from './notification-meter.ts';
@@ -99,7 +99,7 @@ export function attachWebSocket(server: GatewayServer, deps: WebSocketDependenci
         ws.close(1013, 'client too slow: messages are not being read');
         return;
       }
-      ws.send(stringifyJsonExact(value));
+      ws.send(stringifyJsonRpc(value));
     };
     const meter = new NotificationMeter({
       ledger: deps.ledger,
