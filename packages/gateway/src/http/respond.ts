@@ -81,7 +81,7 @@ export function sendError(
 
 /**
  * The answer to a JSON-RPC request (`sendJson` with the credit and cache headers), its headers
- * gathered in one object: this runs for every request.
+ * gathered in one object: this runs for every request. No body (only notifications) is a 204.
  */
 export function sendRpcAnswer(
   response: ServerResponse,
@@ -90,11 +90,11 @@ export function sendRpcAnswer(
   remaining: number | undefined,
   cache: CacheStatus | undefined,
 ) {
-  const text = stringifyJsonRpc(body);
-  const headers: OutgoingHttpHeaders = {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-  };
+  const text = body === undefined ? undefined : stringifyJsonRpc(body);
+  const headers: OutgoingHttpHeaders =
+    text === undefined
+      ? {}
+      : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) };
   const cors = corsHeadersFor(response);
   if (cors) Object.assign(headers, cors);
   if (remaining !== undefined) {
@@ -102,5 +102,6 @@ export function sendRpcAnswer(
     headers['x-credits-reset'] = nextUtcMidnightText(Date.now());
   }
   if (cache) headers['x-cache'] = cache;
-  response.writeHead(status, headers).end(text);
+  if (text === undefined) response.writeHead(204, headers).end();
+  else response.writeHead(status, headers).end(text);
 }

@@ -4,7 +4,6 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { AddressInfo } from 'node:net';
 import { BodyTooLargeError, readBody } from '@portico/http';
 import { type AdminDependencies, handleAdmin } from '../admin/admin-api.ts';
-import { nextUtcMidnightText } from '../credits/day.ts';
 import type { ApiKeyRecord, KeyStore } from '../keys/key-store.ts';
 import type { Network } from '../network.ts';
 import { readiness } from '../observability/health.ts';
@@ -13,14 +12,7 @@ import { handleRpc, type RpcDependencies } from '../pipeline/handle-rpc.ts';
 import { GatewayError } from '../rpc/errors.ts';
 import { errorResponse } from '../rpc/jsonrpc.ts';
 import type { AccessEntry } from '../types.ts';
-import {
-  CORS_PREFLIGHT_HEADERS,
-  corsHeadersFor,
-  sendError,
-  sendJson,
-  sendRpcAnswer,
-  useAdminCors,
-} from './respond.ts';
+import { CORS_PREFLIGHT_HEADERS, sendError, sendJson, sendRpcAnswer, useAdminCors } from './respond.ts';
 
 export type HttpServerDependencies = RpcDependencies & {
   networks: readonly Network[];
@@ -154,16 +146,6 @@ async function handle(
   const started = deps.onAnswered ? performance.now() : 0;
   const outcome = await handleRpc(text, network, record, deps);
   deps.onAnswered?.(accessEntry('http', record.id, network, outcome, started));
-  if (outcome.body === undefined) {
-    const headers: Record<string, string> = {};
-    if (outcome.remaining !== undefined) {
-      headers['x-credits-remaining'] = String(outcome.remaining);
-      headers['x-credits-reset'] = nextUtcMidnightText(Date.now());
-    }
-    if (outcome.cache) headers['x-cache'] = outcome.cache;
-    response.writeHead(204, { ...corsHeadersFor(response), ...headers }).end();
-    return;
-  }
   sendRpcAnswer(response, outcome.status, outcome.body, outcome.remaining, outcome.cache);
 }
 
