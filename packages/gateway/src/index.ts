@@ -44,6 +44,7 @@ export {
   type StoreName,
   StoreUnavailableError,
 } from './rpc/errors.ts';
+export { JsonResult } from './rpc/json-result.ts';
 export { type BatchWriter, GroupCommit } from './stores/group-commit.ts';
 export {
   type GatewayStores,

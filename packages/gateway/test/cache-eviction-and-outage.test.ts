@@ -5,6 +5,7 @@ import { serviceUrl } from '@portico/testkit';
 import type { Redis } from 'ioredis';
 import { RedisResponseCache, type RedisResponseCacheOptions } from '../src/cache/redis-response-cache.ts';
 import type { CachedReply } from '../src/cache/response-cache.ts';
+import { JsonResult } from '../src/rpc/json-result.ts';
 import { createRedisClient, RedisHealth, whenRedisReady } from '../src/stores/redis.ts';
 import { dropPrefix, eventually, freshPrefix, startTcpProxy, type TcpProxy } from './shared-services.ts';
 
@@ -12,9 +13,16 @@ const redisService = serviceUrl('REDIS_URL');
 const DAY = 86_400_000;
 
 const block = (n: number): CachedReply => ({
-  reply: { ok: true, result: { number: `0x${n.toString(16)}`, hash: `0x${'ab'.repeat(32)}` } },
+  reply: {
+    ok: true,
+    result: JsonResult.ofValue({ number: `0x${n.toString(16)}`, hash: `0x${'ab'.repeat(32)}` }),
+  },
   block: n,
 });
+
+/** An entry as plain data (a JsonResult compares by its value). */
+const plain = (entry: CachedReply | undefined) =>
+  entry && { block: entry.block, result: entry.reply.ok ? entry.reply.result.value : entry.reply.error };
 
 describe('the Redis response cache', { skip: redisService.skip }, () => {
   const prefix = freshPrefix();
@@ -65,7 +73,11 @@ describe('the Redis response cache', { skip: redisService.skip }, () => {
     await a.set(request, block(1), true);
     const finalTtl = await inspect.pttl(key);
     assert.ok(finalTtl > DAY - 600_000 && finalTtl <= DAY, `final entry PTTL ${finalTtl}`);
-    assert.deepEqual(await b.get(request), block(1), 'another instance reads it back unchanged');
+    assert.deepEqual(
+      plain(await b.get(request)),
+      plain(block(1)),
+      'another instance reads it back unchanged',
+    );
 
     await a.set('unfinalized', block(9), false);
     const ttl = await inspect.pttl(a.keyOf('unfinalized'));
@@ -83,16 +95,16 @@ describe('the Redis response cache', { skip: redisService.skip }, () => {
     await a.set('from a', block(7), false);
     await b.set('from b', block(8), false);
     await a.set('final', block(2), true);
-    assert.deepEqual(await a.get('from b'), block(8));
+    assert.deepEqual(plain(await a.get('from b')), plain(block(8)));
 
     await b.evictAfterReorg(5);
     assert.equal(await a.get('from a'), undefined);
     assert.equal(await a.get('from b'), undefined);
     assert.equal(await b.get('from a'), undefined);
-    assert.deepEqual(await b.get('final'), block(2));
+    assert.deepEqual(plain(await b.get('final')), plain(block(2)));
     assert.equal(await inspect.exists(`${prefix}cache:reorg:unfinalized`), 0);
     await a.evictAfterReorg(5); // the other instance sees the same reorg: harmless
-    assert.deepEqual(await a.get('final'), block(2));
+    assert.deepEqual(plain(await a.get('final')), plain(block(2)));
     assert.equal(a.storeErrors + b.storeErrors, 0);
   });
 
@@ -103,12 +115,12 @@ describe('the Redis response cache', { skip: redisService.skip }, () => {
     await a.set('final 3', block(3), true);
     await other.set('final 10', block(10), true);
     await a.evictAfterReorg(20);
-    assert.deepEqual(await a.get('final 10'), block(10), 'finalized at 20: nothing above it');
+    assert.deepEqual(plain(await a.get('final 10')), plain(block(10)), 'finalized at 20: nothing above it');
 
     await a.evictAfterReorg(5);
     assert.equal(await a.get('final 10'), undefined);
     assert.equal(await a.get('final 3'), undefined);
-    assert.deepEqual(await other.get('final 10'), block(10), 'another network is untouched');
+    assert.deepEqual(plain(await other.get('final 10')), plain(block(10)), 'another network is untouched');
   });
 
   test('the unfinalized index forgets expired entries and lives as long as its longest-lived entry', async () => {
@@ -140,15 +152,15 @@ describe('the Redis response cache', { skip: redisService.skip }, () => {
     await cache.set('final', block(1), true);
     assert.equal(await cache.get('head'), undefined);
     assert.equal(await inspect.exists(cache.keyOf('head')), 0);
-    assert.deepEqual(await cache.get('final'), block(1));
+    assert.deepEqual(plain(await cache.get('final')), plain(block(1)));
   });
 
   test('stale-if-error reads the copy of an unfinalized entry only once its block is finalized, and a reorg drops it', async () => {
     const [a, b] = [await instance({ network: 'stale' }), await instance({ network: 'stale' })];
     await a.set('block 7', block(7), false);
-    await a.set('no block', { reply: { ok: true, result: '0x1' } }, false);
+    await a.set('no block', { reply: { ok: true, result: JsonResult.ofValue('0x1') } }, false);
     assert.equal(await b.getStale('block 7', 6), undefined, 'block 7 is not final at 6');
-    assert.deepEqual(await b.getStale('block 7', 7), block(7));
+    assert.deepEqual(plain(await b.getStale('block 7', 7)), plain(block(7)));
     const ttl = await inspect.pttl(a.staleKeyOf('block 7'));
     assert.ok(ttl > DAY - 600_000 && ttl <= DAY, `kept as long as final data (PTTL ${ttl})`);
     assert.equal(
@@ -191,7 +203,11 @@ describe('the Redis response cache', { skip: redisService.skip }, () => {
     try {
       assert.equal(await cut.get('stale'), undefined);
       await cut.evictAfterReorg(4);
-      assert.deepEqual(await direct.get('stale'), block(5), 'not evicted while Redis is cut off');
+      assert.deepEqual(
+        plain(await direct.get('stale')),
+        plain(block(5)),
+        'not evicted while Redis is cut off',
+      );
     } finally {
       proxy.restore();
     }

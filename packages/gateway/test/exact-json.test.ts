@@ -5,10 +5,7 @@ import {
   JsonNumberText,
   parseJsonExact,
   parseRequestJson,
-  RawJson,
-  resultTextOf,
   stringifyJsonExact,
-  stringifyJsonRpc,
 } from '../src/rpc/exact-json.ts';
 
 describe('exact JSON for u64 values', () => {
@@ -124,59 +121,5 @@ describe('request bodies: exact ids, bounded depth and batch size', () => {
     for (const text of ['', ']]]', '{"a":"unterminated', '[1,2', '{"id":1}}', 'nul']) {
       assert.throws(() => parseRequestJson(text, LIMITS), SyntaxError, text);
     }
-  });
-});
-
-describe('an upstream result spliced into the answer as the node wrote it', () => {
-  test('the result text of the usual answer shape, whatever its value', () => {
-    const results = [
-      '"0x1"',
-      'null',
-      'true',
-      '12345678901234567890',
-      '[]',
-      '{"a":"}]\\"","b":[1,{"c":null}]}',
-      '-1.5e3',
-    ];
-    for (const result of results) {
-      assert.equal(resultTextOf(`{"jsonrpc":"2.0","id":7,"result":${result}}`, 7), result);
-      assert.equal(resultTextOf(`{"jsonrpc":"2.0","id":7,"result":${result}}\n`, 7), result);
-    }
-  });
-
-  test('any other shape gives nothing (the answer is then serialised from its value)', () => {
-    for (const text of [
-      '{"jsonrpc":"2.0","id":8,"result":"0x1"}', // another id
-      '{"id":7,"jsonrpc":"2.0","result":"0x1"}', // another order
-      '{"jsonrpc": "2.0", "id": 7, "result": "0x1"}', // not compact
-      '{"jsonrpc":"2.0","id":7,"result":"0x1","extra":1}', // a member after the result
-      '{"jsonrpc":"2.0","id":7,"result":1,"result":2}', // a duplicate member
-      '{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":"x"}}',
-    ]) {
-      assert.equal(resultTextOf(text, 7), undefined, text);
-    }
-  });
-
-  test('the answer carries the text and the client id exactly; elsewhere the value is written', () => {
-    const raw = new RawJson('{"n":18446744073709551615, "s":"\\u003c"}', { n: 1 });
-    const ids = [1, 'a"b', null, new JsonNumberText('12345678901234567890')];
-    for (const id of ids) {
-      assert.equal(
-        stringifyJsonRpc({ jsonrpc: '2.0', id, result: raw }),
-        `{"jsonrpc":"2.0","id":${stringifyJsonExact(id)},"result":${raw.text}}`,
-      );
-    }
-    assert.equal(
-      stringifyJsonRpc({ jsonrpc: '2.0', id: 1, result: '0x1' }),
-      '{"jsonrpc":"2.0","id":1,"result":"0x1"}',
-    );
-    assert.equal(
-      stringifyJsonRpc([
-        { jsonrpc: '2.0', id: 1, result: raw },
-        { jsonrpc: '2.0', id: 2, error: { code: -32000, message: 'm' } },
-      ]),
-      `[{"jsonrpc":"2.0","id":1,"result":${raw.text}},{"jsonrpc":"2.0","id":2,"error":{"code":-32000,"message":"m"}}]`,
-    );
-    assert.equal(JSON.stringify({ result: raw }), '{"result":{"n":1}}');
   });
 });

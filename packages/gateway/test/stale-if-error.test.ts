@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type Anvil, startAnvil } from '@portico/devchain';
-import { type Gateway, MemoryResponseCache, parseConfig, startGateway } from '@portico/gateway';
+import { type Gateway, JsonResult, MemoryResponseCache, parseConfig, startGateway } from '@portico/gateway';
 import { serviceUrl } from '@portico/testkit';
 import { post, remaining, rpc } from './harness.ts';
 import {
@@ -132,12 +132,13 @@ function scenario(name: string, setup: () => Promise<Setup>) {
 
 test('the memory cache keeps an expired unfinalized entry only for stale-if-error, until its block is final, and a reorg drops it', () => {
   const cache = new MemoryResponseCache(100, 0);
-  const entry = { reply: { ok: true as const, result: { number: '0x7' } }, block: 7 };
+  const entry = { reply: { ok: true as const, result: JsonResult.ofValue({ number: '0x7' }) }, block: 7 };
   cache.set('block 7', entry, false);
   assert.equal(cache.get('block 7'), undefined, 'expired: a miss');
   assert.equal(cache.getStale('block 7', 6), undefined, 'not final at 6');
-  assert.deepEqual(cache.getStale('block 7', 7)?.reply, entry.reply);
-  cache.set('no block', { reply: { ok: true, result: '0x1' } }, false);
+  const stale = cache.getStale('block 7', 7)?.reply;
+  assert.deepEqual(stale?.ok && stale.result.value, { number: '0x7' });
+  cache.set('no block', { reply: { ok: true, result: JsonResult.ofValue('0x1') } }, false);
   assert.equal(cache.getStale('no block', 100), undefined);
   cache.evictAfterReorg(7);
   assert.equal(cache.getStale('block 7', 7), undefined);

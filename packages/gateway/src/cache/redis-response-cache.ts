@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { JsonResult } from '../rpc/json-result.ts';
 import { RedisHealth, RedisScript } from '../stores/redis.ts';
 import type { CachedReply, ResponseCache } from './response-cache.ts';
 
@@ -147,11 +148,7 @@ export class RedisResponseCache implements ResponseCache {
     try {
       // Without the node's text of the result: entries stay as small as before and as every
       // instance sharing the store (an older one too) reads them.
-      const text = JSON.stringify(
-        value.reply.ok && value.reply.text !== undefined
-          ? { ...value, reply: { ok: true, result: value.reply.result } }
-          : value,
-      );
+      const text = JSON.stringify(value);
       const digest = hash(key);
       if (final) await this.redis.set(this.namespace + digest, text, 'PX', ttl);
       else
@@ -228,7 +225,8 @@ export class RedisResponseCache implements ResponseCache {
 function parse(text: string): CachedReply | undefined {
   try {
     // Cached answers are EVM answers, read from the node with JSON.parse: the round trip is exact.
-    return JSON.parse(text) as CachedReply;
+    const entry = JSON.parse(text) as { reply: { ok: true; result: unknown }; block?: number };
+    return { reply: { ok: true, result: JsonResult.ofValue(entry.reply.result) }, block: entry.block };
   } catch {
     return undefined;
   }

@@ -1,7 +1,8 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { sendJson as send, sendError as sendHttpError } from '@portico/http';
 import { nextUtcMidnightText } from '../credits/day.ts';
-import { stringifyJsonExact, stringifyJsonRpc } from '../rpc/exact-json.ts';
+import { stringifyJsonExact } from '../rpc/exact-json.ts';
+import { stringifyJsonRpc } from '../rpc/json-result.ts';
 import type { CacheStatus } from '../types.ts';
 
 /**

@@ -1,3 +1,4 @@
+import type { JsonResult } from '../rpc/json-result.ts';
 import type { JsonRpcError } from '../rpc/jsonrpc.ts';
 import type { ChainContext, NetworkKind } from '../types.ts';
 import type { AgreedHeights } from '../upstream/upstream-pool.ts';
@@ -10,8 +11,11 @@ export type MethodRule = {
   check?: (params: unknown[], chain: ChainContext) => void | Promise<void>;
   /** Rewrites valid parameters into the form every upstream accepts (e.g. decimal → hex). */
   prepare?: (params: unknown[]) => unknown[];
-  /** Adjusts a successful result to the spec's semantics (e.g. the pending block's null fields). */
-  finish?: (result: unknown, params: unknown[]) => unknown;
+  /**
+   * Adjusts a successful result to the spec's semantics (e.g. the pending block's null fields).
+   * Reading `result.value` parses the node's text: only a rule that changes the result should.
+   */
+  finish?: (result: JsonResult, params: unknown[]) => JsonResult;
 };
 
 export type MethodTable = {

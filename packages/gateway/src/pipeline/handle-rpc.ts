@@ -171,7 +171,7 @@ async function handleItem(
     observe(reply.ok ? undefined : reply.error.code, reply.cache);
     if (isNotification) return { status: 200, remaining };
     return {
-      response: reply.ok ? resultResponse(id, reply.result, reply.text) : errorResponse(id, reply.error),
+      response: reply.ok ? resultResponse(id, reply.result) : errorResponse(id, reply.error),
       status: 200,
       remaining,
       cache: reply.cache,

@@ -14,6 +14,18 @@
  * per-process nonce no real string carries) that the parse turns back into its exact form.
  */
 import { randomBytes } from 'node:crypto';
+import {
+  CLOSE_ARRAY,
+  CLOSE_OBJECT,
+  COMMA,
+  isDigit,
+  isSpace,
+  MINUS,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+  QUOTE,
+  stringEnd,
+} from './json-scan.ts';
 
 const NONCE = randomBytes(6).toString('hex');
 /** Marks an integer read as bigint. */
@@ -62,33 +74,9 @@ export class JsonLimitExceeded extends Error {
   }
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const MINUS = 0x2d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-
-const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 /** Characters a JSON number token may contain after its first. */
 const isNumberPart = (c: number) =>
   isDigit(c) || c === 0x2e || c === 0x65 || c === 0x45 || c === 0x2b || c === MINUS;
-const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-
-/** Index of the quote closing the string that opens at `start`, or -1 when it is not closed. */
-function stringEnd(text: string, start: number): number {
-  let from = start + 1;
-  for (;;) {
-    const quote = text.indexOf('"', from);
-    if (quote < 0) return -1;
-    let backslash = quote - 1;
-    while (backslash > start && text.charCodeAt(backslash) === BACKSLASH) backslash--;
-    if ((quote - 1 - backslash) % 2 === 0) return quote;
-    from = quote + 1;
-  }
-}
 
 /** Whether the key string at `start..end` (quotes included) is "id", escaped or not. */
 function isIdKey(text: string, start: number, end: number): boolean {
@@ -229,95 +217,4 @@ export function stringifyJsonExact(value: unknown): string {
     return text.replace(MARK_IN_JSON, '$1');
   }
   return numberTextsWritten ? text.replace(MARK_IN_JSON, '$1') : text;
-}
-
-/**
- * A value read from an upstream's answer together with the text it was read from: written back
- * as that text (`stringifyJsonRpc`), so an answer reaches the client as the node wrote it without
- * being serialised again. Anywhere else (`JSON.stringify`) it is written as its value.
- */
-export class RawJson {
-  constructor(
-    readonly text: string,
-    readonly value: unknown,
-  ) {}
-
-  toJSON() {
-    return this.value;
-  }
-}
-
-/** Index just past the JSON value that starts at `start` of text already known to be valid JSON. */
-function valueEnd(text: string, start: number): number {
-  const first = text.charCodeAt(start);
-  if (first === QUOTE) return stringEnd(text, start) + 1;
-  if (first !== OPEN_OBJECT && first !== OPEN_ARRAY) {
-    let i = start + 1;
-    while (i < text.length) {
-      const c = text.charCodeAt(i);
-      if (c === COMMA || c === CLOSE_OBJECT || c === CLOSE_ARRAY || isSpace(c)) break;
-      i++;
-    }
-    return i;
-  }
-  let depth = 0;
-  let i = start;
-  while (i < text.length) {
-    const c = text.charCodeAt(i);
-    if (c === QUOTE) {
-      i = stringEnd(text, i) + 1;
-      if (i === 0) return -1;
-      continue;
-    }
-    if (c === OPEN_OBJECT || c === OPEN_ARRAY) depth++;
-    else if ((c === CLOSE_OBJECT || c === CLOSE_ARRAY) && --depth === 0) return i + 1;
-    i++;
-  }
-  return -1;
-}
-
-/**
- * The text of the result in a JSON-RPC answer of the usual shape, `{"jsonrpc":"2.0","id":<id>,
- * "result":<value>}` (compact, those members in that order, optional whitespace at the end), or
- * undefined for any other shape. `text` must already have parsed as JSON.
- */
-export function resultTextOf(text: string, id: number): string | undefined {
-  const prefix = `{"jsonrpc":"2.0","id":${id},"result":`;
-  if (!text.startsWith(prefix)) return undefined;
-  const end = valueEnd(text, prefix.length);
-  if (end < 0) return undefined;
-  let i = end;
-  while (i < text.length && isSpace(text.charCodeAt(i))) i++;
-  if (text.charCodeAt(i) !== CLOSE_OBJECT) return undefined;
-  i++;
-  while (i < text.length && isSpace(text.charCodeAt(i))) i++;
-  return i === text.length ? text.slice(prefix.length, end) : undefined;
-}
-
-/**
- * A JSON-RPC response or batch of them as `stringifyJsonExact` writes it, except that a result
- * held as RawJson is written as its text (spliced in, not serialised again).
- */
-export function stringifyJsonRpc(body: unknown): string {
-  if (Array.isArray(body)) {
-    if (!body.some(hasRawResult)) return stringifyJsonExact(body);
-    return `[${body.map(stringifyJsonRpc).join(',')}]`;
-  }
-  if (!hasRawResult(body)) return stringifyJsonExact(body);
-  const { id, result } = body as { id: unknown; result: RawJson };
-  const idText =
-    typeof id === 'number' || typeof id === 'string' || id === null
-      ? JSON.stringify(id)
-      : stringifyJsonExact(id);
-  return `{"jsonrpc":"2.0","id":${idText},"result":${result.text}}`;
-}
-
-function hasRawResult(body: unknown): boolean {
-  return (
-    typeof body === 'object' &&
-    body !== null &&
-    (body as { result?: unknown }).result instanceof RawJson &&
-    (body as { jsonrpc?: unknown }).jsonrpc === '2.0' &&
-    Object.keys(body).length === 3
-  );
 }

@@ -1,5 +1,6 @@
 import { GatewayError } from './errors.ts';
-import { JsonLimitExceeded, JsonNumberText, parseRequestJson, RawJson } from './exact-json.ts';
+import { JsonLimitExceeded, JsonNumberText, parseRequestJson } from './exact-json.ts';
+import type { JsonResult } from './json-result.ts';
 
 /** A JSON number id whose text a double would change (`12345678901234567890`, `1.0`) is kept as its text. */
 export type JsonRpcId = string | number | JsonNumberText | null;
@@ -105,9 +106,9 @@ function invalid(id: JsonRpcId, message: string): ParsedItem {
   return { ok: false, id, error: new GatewayError('invalidRequest', message) };
 }
 
-/** With `text` (the result as the node wrote it), the result is written as that text (`stringifyJsonRpc`). */
-export function resultResponse(id: JsonRpcId, result: unknown, text?: string): JsonRpcResponse {
-  return { jsonrpc: '2.0', id, result: text === undefined ? result : new RawJson(text, result) };
+/** The result is written as its text (`stringifyJsonRpc`): a node's result as the node wrote it. */
+export function resultResponse(id: JsonRpcId, result: JsonResult): JsonRpcResponse {
+  return { jsonrpc: '2.0', id, result };
 }
 
 export function errorResponse(id: JsonRpcId, error: JsonRpcError): JsonRpcResponse {

@@ -12,7 +12,7 @@ export function createChainContext(upstreams: UpstreamPool, cacheMs = 2000): Cha
       inflight ??= upstreams
         .call('eth_getBlockByNumber', ['latest', false])
         .then((reply) => {
-          const block = reply.ok ? (reply.result as { gasLimit?: string } | null) : null;
+          const block = reply.ok ? (reply.result.value as { gasLimit?: string } | null) : null;
           if (!block?.gasLimit)
             throw new GatewayError('upstreamUnavailable', 'Upstream node has no latest block');
           gasLimit = { value: BigInt(block.gasLimit), at: Date.now() };
@@ -27,10 +27,11 @@ export function createChainContext(upstreams: UpstreamPool, cacheMs = 2000): Cha
       const best = upstreams.bestHead();
       if (best >= 0) return best;
       const reply = await upstreams.call('eth_blockNumber', []);
-      if (!reply.ok || typeof reply.result !== 'string') {
+      const head = reply.ok ? reply.result.value : undefined;
+      if (typeof head !== 'string') {
         throw new GatewayError('upstreamUnavailable', 'Upstream node has no latest block');
       }
-      return Number(BigInt(reply.result));
+      return Number(BigInt(head));
     },
   };
 }

@@ -6,7 +6,7 @@ type BlockHeader = { number?: string; hash?: string; parentHash?: string };
 
 /** The number of a block an upstream returned for a tag; -1 when it has none (or failed). */
 function numberOfBlock(reply: UpstreamReply): number {
-  const block = reply.ok ? (reply.result as BlockHeader | null) : null;
+  const block = reply.ok ? (reply.result.value as BlockHeader | null) : null;
   return block?.number ? Number(BigInt(block.number)) : -1;
 }
 
@@ -63,7 +63,7 @@ export class HeadTracker {
           call('eth_getBlockByNumber', ['safe', false]),
           call('eth_getBlockByNumber', ['finalized', false]),
         ]);
-        const block = latest.ok ? (latest.result as BlockHeader | null) : null;
+        const block = latest.ok ? (latest.result.value as BlockHeader | null) : null;
         if (!block?.number) throw new Error('no head');
         member.head = Number(BigInt(block.number));
         member.safe = numberOfBlock(safe);
@@ -81,10 +81,11 @@ export class HeadTracker {
           call('getSlot', [{ commitment: 'processed' }]),
           call('getSlot', [{ commitment: 'finalized' }]),
         ]);
-        if (!slot.ok || typeof slot.result !== 'number') throw new Error('no slot');
-        member.head = slot.result;
-        member.finalized =
-          finalizedSlot.ok && typeof finalizedSlot.result === 'number' ? finalizedSlot.result : -1;
+        const head = slot.ok ? slot.result.value : undefined;
+        if (typeof head !== 'number') throw new Error('no slot');
+        member.head = head;
+        const finalized = finalizedSlot.ok ? finalizedSlot.result.value : undefined;
+        member.finalized = typeof finalized === 'number' ? finalized : -1;
         member.safe = member.finalized;
         this.nextFinalized = Math.max(this.nextFinalized, member.finalized);
         if (!this.nextHead || member.head > this.nextHead.number) {

@@ -1,14 +1,12 @@
-import { Pool } from 'undici';
+import { type Dispatcher, Pool } from 'undici';
 import { GatewayError } from '../rpc/errors.ts';
-import { parseJsonExact, resultTextOf, stringifyJsonExact } from '../rpc/exact-json.ts';
+import { parseJsonExact, stringifyJsonExact } from '../rpc/exact-json.ts';
+import { JsonResult, resultTextOf } from '../rpc/json-result.ts';
 import type { JsonRpcError } from '../rpc/jsonrpc.ts';
 import { sanitiseUpstreamMessage, upstreamSecrets } from './sanitise.ts';
 
-/**
- * A node's answer. `text` is the result as the node wrote it, when its answer had the usual shape:
- * the client's answer splices it in rather than serialising `result` again.
- */
-export type UpstreamReply = { ok: true; result: unknown; text?: string } | { ok: false; error: JsonRpcError };
+/** A node's answer: its result (as the node wrote it, read on demand) or its error. */
+export type UpstreamReply = { ok: true; result: JsonResult } | { ok: false; error: JsonRpcError };
 
 export type HttpUpstreamOptions = {
   /** Time allowed for one upstream call. Default 30 s. */
@@ -18,7 +16,6 @@ export type HttpUpstreamOptions = {
   /** Largest answer accepted, in bytes; a larger one is cut off and answered -32603. Default 16 MiB. */
   maxResponseBytes?: number;
   /** Read integers beyond 2^53 exactly (Solana u64 values); EVM answers are hex strings and skip the cost. */
-
   exactIntegers?: boolean;
 };
 
@@ -29,7 +26,7 @@ export class HttpUpstream {
   private readonly headers: Record<string, string>;
   private readonly secrets: string[];
   private readonly timeoutMs: number;
-  private readonly parse: (text: string) => unknown;
+  private readonly read: (text: string) => unknown;
   private readonly maxResponseBytes: number;
   private nextId = 1;
   /** host:port of the upstream, safe for logs and metrics (no path, query or credentials). */
@@ -50,7 +47,7 @@ export class HttpUpstream {
     }
     this.secrets = upstreamSecrets(url);
     this.timeoutMs = options.timeoutMs ?? 30_000;
-    this.parse = options.exactIntegers ? parseJsonExact : JSON.parse;
+    this.read = options.exactIntegers ? parseJsonExact : JSON.parse;
     this.maxResponseBytes = options.maxResponseBytes ?? 16 * 1024 * 1024;
   }
 
@@ -60,50 +57,45 @@ export class HttpUpstream {
    */
   async call(method: string, params: unknown, signal?: AbortSignal): Promise<UpstreamReply> {
     const id = this.nextId++;
-    const body = stringifyJsonExact({ jsonrpc: '2.0', id, method, params });
-    let text: string;
-    let status: number;
+    const body = `{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${stringifyJsonExact(params)}}`;
+    const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      this.pool.dispatch(
+        {
+          path: this.path,
+          method: 'POST',
+          headers: this.headers,
+          body,
+          headersTimeout: this.timeoutMs,
+          bodyTimeout: this.timeoutMs,
+        },
+        new AnswerReader(this.maxResponseBytes, signal, resolve, reject),
+      );
+    });
+    return this.reply(status, text, id);
+  }
+
+  /** The node's answer: the usual shape is spliced, not parsed; anything else is read in full. */
+  private reply(status: number, text: string, id: number): UpstreamReply {
+    const resultText = resultTextOf(text, id);
+    if (resultText !== undefined) return { ok: true, result: JsonResult.ofText(resultText, this.read) };
+    let answer: { result?: unknown; error?: JsonRpcError };
     try {
-      const response = await this.pool.request({
-        path: this.path,
-        method: 'POST',
-        headers: this.headers,
-        body,
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-        signal,
-      });
-      status = response.statusCode;
-      text = await readLimited(response.body, this.maxResponseBytes);
-    } catch (error) {
-      if (error instanceof GatewayError) throw error;
-      const code = (error as { code?: string }).code;
-      if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-        throw new GatewayError('upstreamTimeout', 'Upstream node timed out');
-      }
-      throw new GatewayError('upstreamUnavailable', 'Upstream node unavailable');
-    }
-    let reply: { result?: unknown; error?: JsonRpcError };
-    try {
-      reply = this.parse(text) as { result?: unknown; error?: JsonRpcError };
+      answer = this.read(text) as { result?: unknown; error?: JsonRpcError };
     } catch {
       throw new GatewayError('upstreamUnavailable', `Upstream node answered HTTP ${status} without JSON-RPC`);
     }
-    if (reply && typeof reply === 'object' && reply.error && typeof reply.error === 'object') {
+    if (answer && typeof answer === 'object' && answer.error && typeof answer.error === 'object') {
       const error: JsonRpcError = {
-        code: typeof reply.error.code === 'number' ? reply.error.code : -32603,
-        message: sanitiseUpstreamMessage(String(reply.error.message ?? 'upstream error'), this.secrets),
+        code: typeof answer.error.code === 'number' ? answer.error.code : -32603,
+        message: sanitiseUpstreamMessage(String(answer.error.message ?? 'upstream error'), this.secrets),
       };
-      if (reply.error.data !== undefined) error.data = reply.error.data;
+      if (answer.error.data !== undefined) error.data = answer.error.data;
       return { ok: false, error };
     }
-    if (!reply || typeof reply !== 'object' || !('result' in reply)) {
+    if (!answer || typeof answer !== 'object' || !('result' in answer)) {
       throw new GatewayError('upstreamUnavailable', `Upstream node answered HTTP ${status} without a result`);
     }
-    const resultText = resultTextOf(text, id);
-    return resultText === undefined
-      ? { ok: true, result: reply.result }
-      : { ok: true, result: reply.result, text: resultText };
+    return { ok: true, result: JsonResult.ofValue(answer.result) };
   }
 
   async close() {
@@ -116,23 +108,71 @@ export class HttpUpstream {
   }
 }
 
-/** Reads an answer body as UTF-8, refusing (and discarding) more than `limit` bytes. */
-async function readLimited(
-  body: AsyncIterable<Buffer> & { destroy(): void },
-  limit: number,
-): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > limit) {
-      body.destroy();
-      throw new GatewayError(
-        'upstreamUnavailable',
-        `Upstream answer too large: more than ${limit} bytes (the network's maxResponseBytes); narrow the request`,
-      );
+/**
+ * Collects one answer body as UTF-8 through undici's dispatch handler (no stream, no iterator
+ * per call), refusing more than `limit` bytes, and settles with the status and text or with the
+ * GatewayError a client is told.
+ */
+class AnswerReader implements Dispatcher.DispatchHandler {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private status = 0;
+  private controller: Dispatcher.DispatchController | undefined;
+  private readonly onAbort: (() => void) | undefined;
+
+  constructor(
+    private readonly limit: number,
+    private readonly signal: AbortSignal | undefined,
+    private readonly resolve: (answer: { status: number; text: string }) => void,
+    private readonly reject: (error: GatewayError) => void,
+  ) {
+    if (signal) {
+      this.onAbort = () => this.controller?.abort(signal.reason);
+      signal.addEventListener('abort', this.onAbort, { once: true });
     }
-    chunks.push(chunk);
   }
-  return chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8');
+
+  onRequestStart(controller: Dispatcher.DispatchController) {
+    this.controller = controller;
+    if (this.signal?.aborted) controller.abort(this.signal.reason);
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number) {
+    this.status = statusCode;
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer) {
+    this.size += chunk.length;
+    if (this.size > this.limit) {
+      controller.abort(
+        new GatewayError(
+          'upstreamUnavailable',
+          `Upstream answer too large: more than ${this.limit} bytes (the network's maxResponseBytes); narrow the request`,
+        ),
+      );
+      return;
+    }
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd() {
+    this.done();
+    const { chunks } = this;
+    const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8');
+    this.resolve({ status: this.status, text });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error) {
+    this.done();
+    if (error instanceof GatewayError) return this.reject(error);
+    const code = (error as { code?: string }).code;
+    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+      return this.reject(new GatewayError('upstreamTimeout', 'Upstream node timed out'));
+    }
+    this.reject(new GatewayError('upstreamUnavailable', 'Upstream node unavailable'));
+  }
+
+  private done() {
+    if (this.onAbort) this.signal?.removeEventListener('abort', this.onAbort);
+  }
 }

@@ -3,6 +3,7 @@ import WebSocket from 'ws';
 import type { ForwardResult } from '../pipeline/forward.ts';
 import { describeValue } from '../rpc/describe-value.ts';
 import { GatewayError, invalidParams } from '../rpc/errors.ts';
+import { JsonResult } from '../rpc/json-result.ts';
 import type { JsonRpcError } from '../rpc/jsonrpc.ts';
 import { isSubscriptionType, SUBSCRIPTION_TYPES, type SubscriptionType } from '../types.ts';
 import { sanitiseUpstreamMessage, upstreamSecrets } from '../upstream/sanitise.ts';
@@ -91,10 +92,10 @@ export class UpstreamSubscriptions {
     const [type] = params;
     if (!isSubscriptionType(type)) throw invalidParams('eth_subscribe: unknown subscription type');
     const reply = await this.request('eth_subscribe', params, type);
-    if (reply.ok && typeof reply.result === 'string') {
+    const id = reply.ok ? reply.result.value : undefined;
+    if (typeof id === 'string') {
       // Notifications that came with the answer wait until the answer itself has been sent
       // (the answer goes out in the same turn of the event loop, after this returns).
-      const id = reply.result;
       setImmediate(() => {
         const queued = this.held.get(id);
         this.held.delete(id);
@@ -109,7 +110,7 @@ export class UpstreamSubscriptions {
     const [id] = params;
     if (typeof id !== 'string' || params.length !== 1)
       throw invalidParams('eth_unsubscribe takes one parameter: the subscription id');
-    if (!this.active.has(id)) return { ok: true, result: false, cache: 'BYPASS' };
+    if (!this.active.has(id)) return { ok: true, result: JsonResult.ofValue(false), cache: 'BYPASS' };
     this.forget(id);
     return this.request('eth_unsubscribe', [id]);
   }
@@ -237,7 +238,7 @@ export class UpstreamSubscriptions {
       this.held.set(message.result, []);
       this.options.gauge?.inc();
     }
-    pending.resolve({ ok: true, result: message.result ?? null, cache: 'BYPASS' });
+    pending.resolve({ ok: true, result: JsonResult.ofValue(message.result ?? null), cache: 'BYPASS' });
   }
 
   private lostUpstream(socket: WebSocket) {

@@ -9,7 +9,7 @@ import type { GatewayMetrics } from '../observability/metrics.ts';
 import { accessEntry, admitKey, routeRequest, unroutedMessage } from '../pipeline/admit.ts';
 import { handleRpc, type RpcDependencies, type SessionMethods } from '../pipeline/handle-rpc.ts';
 import type { GatewayError } from '../rpc/errors.ts';
-import { stringifyJsonRpc } from '../rpc/exact-json.ts';
+import { stringifyJsonRpc } from '../rpc/json-result.ts';
 import { errorResponse } from '../rpc/jsonrpc.ts';
 import type { AccessEntry } from '../types.ts';
 import { NotificationMeter } from './notification-meter.ts';

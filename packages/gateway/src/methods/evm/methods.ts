@@ -1,3 +1,4 @@
+import { JsonResult } from '../../rpc/json-result.ts';
 import type { MethodRule, MethodTable } from '../types.ts';
 import { getLogsRule } from './get-logs.ts';
 import { evmHooks } from './hooks.ts';
@@ -32,7 +33,8 @@ const getBlockByNumber: MethodRule = {
     expectBlockParameter(params[0]);
     expectBoolean(params[1], 'transaction-details flag');
   },
-  finish: (result, params) => (params[0] === 'pending' ? markPendingBlock(result) : result),
+  finish: (result, params) =>
+    params[0] === 'pending' ? JsonResult.ofValue(markPendingBlock(result.value)) : result,
 };
 
 const getUncleByBlockNumberAndIndex: MethodRule = {
@@ -51,7 +53,8 @@ const getTransactionByBlockNumberAndIndex: MethodRule = {
     expectBlockParameter(params[0]);
     expectQuantity(params[1], 'transaction index', 64);
   },
-  finish: (result, params) => (params[0] === 'pending' ? markPendingTransaction(result) : result),
+  finish: (result, params) =>
+    params[0] === 'pending' ? JsonResult.ofValue(markPendingTransaction(result.value)) : result,
 };
 
 const transactionHashRule = (cost: number): MethodRule => ({

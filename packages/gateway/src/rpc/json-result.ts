@@ -1,0 +1,115 @@
+import { GatewayError } from './errors.ts';
+import { stringifyJsonExact } from './exact-json.ts';
+import { CLOSE_OBJECT, isSpace, valueEnd } from './json-scan.ts';
+
+/**
+ * A JSON-RPC result held as the text a node wrote, as its value, or both; the other side is made
+ * only when something asks for it. A node's answer reaches the client as its text, spliced in
+ * unchanged, and is read into a value only where a rule must look inside (pending blocks, what
+ * to cache, the block it belongs to). `JSON.stringify` writes it as its value.
+ */
+export class JsonResult {
+  #text: string | undefined;
+  #value: unknown;
+  #read: ((text: string) => unknown) | undefined;
+
+  private constructor(
+    text: string | undefined,
+    value: unknown,
+    read: ((text: string) => unknown) | undefined,
+  ) {
+    this.#text = text;
+    this.#value = value;
+    this.#read = read;
+  }
+
+  /** A result known by its text; `read` makes the value when it is asked for (default JSON.parse). */
+  static ofText(text: string, read: (text: string) => unknown = JSON.parse): JsonResult {
+    return new JsonResult(text, undefined, read);
+  }
+
+  static ofValue(value: unknown): JsonResult {
+    return new JsonResult(undefined, value, undefined);
+  }
+
+  get text(): string {
+    this.#text ??= stringifyJsonExact(this.#value);
+    return this.#text;
+  }
+
+  /** Throws GatewayError (upstreamUnavailable) when the node's text does not read as JSON. */
+  get value(): unknown {
+    const read = this.#read;
+    if (read !== undefined) {
+      try {
+        this.#value = read(this.#text as string);
+      } catch {
+        throw new GatewayError(
+          'upstreamUnavailable',
+          'Upstream node answered a result that is not valid JSON',
+        );
+      }
+      this.#read = undefined;
+    }
+    return this.#value;
+  }
+
+  /** Whether the result is JSON null (the node has no such object), without reading it. */
+  get isNull(): boolean {
+    return this.#read === undefined ? this.#value === null : this.#text === 'null';
+  }
+
+  toJSON() {
+    return this.value;
+  }
+}
+
+/**
+ * The text of the result in a JSON-RPC answer of the usual shape, `{"jsonrpc":"2.0","id":<id>,
+ * "result":<value>}` (compact, those members in that order, optional whitespace at the end), or
+ * undefined for any other shape. The result's structure is checked (it cannot reach into the rest
+ * of the answer), its content is not parsed.
+ */
+export function resultTextOf(text: string, id: number): string | undefined {
+  const prefix = `{"jsonrpc":"2.0","id":${id},"result":`;
+  if (!text.startsWith(prefix)) return undefined;
+  const end = valueEnd(text, prefix.length);
+  if (end < 0) return undefined;
+  let i = end;
+  while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+  if (text.charCodeAt(i) !== CLOSE_OBJECT) return undefined;
+  i++;
+  while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+  return i === text.length ? text.slice(prefix.length, end) : undefined;
+}
+
+/**
+ * A JSON-RPC response or batch of them as `stringifyJsonExact` writes it, except that a result
+ * held as a JsonResult is written as its text (spliced in, not serialised again).
+ */
+export function stringifyJsonRpc(body: unknown): string {
+  if (Array.isArray(body)) {
+    if (!body.some(hasJsonResult)) return stringifyJsonExact(body);
+    return `[${body.map(stringifyJsonRpc).join(',')}]`;
+  }
+  if (!hasJsonResult(body)) return stringifyJsonExact(body);
+  const { id, result } = body as { id: unknown; result: JsonResult };
+  return `{"jsonrpc":"2.0","id":${idText(id)},"result":${result.text}}`;
+}
+
+/** A response id as JSON (a JsonNumberText id is written as its own digits). */
+export function idText(id: unknown): string {
+  return typeof id === 'number' || typeof id === 'string' || id === null
+    ? JSON.stringify(id)
+    : stringifyJsonExact(id);
+}
+
+function hasJsonResult(body: unknown): boolean {
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    (body as { result?: unknown }).result instanceof JsonResult &&
+    (body as { jsonrpc?: unknown }).jsonrpc === '2.0' &&
+    Object.keys(body).length === 3
+  );
+}
