@@ -113,9 +113,10 @@ export async function startGateway(
   let shuttingDown = false;
   let closing: Promise<void> | undefined;
   // One debug line per answered request: key id, network, method, status, ms (never the key).
-  const onAnswered = (entry: AccessEntry) => {
-    if (logger.isLevelEnabled('debug')) logger.debug(entry, 'rpc request');
-  };
+  // Without debug logging the request path does not even build the entry.
+  const onAnswered = logger.isLevelEnabled('debug')
+    ? (entry: AccessEntry) => logger.debug(entry, 'rpc request')
+    : undefined;
   const onInternalError: HttpServerDependencies['onInternalError'] = (error, context) =>
     logger.warn(
       { ...context, err: error instanceof Error ? error.message : String(error) },
