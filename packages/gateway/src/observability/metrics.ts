@@ -1,6 +1,8 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import type { Network } from '../network.ts';
 import type { CacheStatus, SubscriptionType } from '../types.ts';
+import { NetworkTally } from './request-tally.ts';
+import { TallyHistogram } from './tally-histogram.ts';
 
 /** What the pipeline reports about one JSON-RPC request (one item of a batch counts as one). */
 export type RpcItemEvent = {
@@ -20,88 +22,103 @@ export type RpcItemEvent = {
 /** Method label of calls the network does not serve (keeps the label set bounded). */
 export const OTHER_METHOD = '(other)';
 
-type MethodChildren = {
-  requests: Counter.Internal;
-  duration: Histogram.Internal<'network' | 'method'>;
-};
-
-type NetworkChildren = {
-  methods: Map<string, MethodChildren>;
-  cacheHits: Counter.Internal;
-  cacheMisses: Counter.Internal;
-  cacheStale: Counter.Internal;
-  credits: Map<string, Counter.Internal>;
-  notifications: Map<string, Counter.Internal>;
-};
-
 /**
  * The gateway's Prometheus metrics, on a registry of their own (several gateways can live in one
- * process). Label children are created once per network/method/key and kept, so the request path
- * only increments. Upstream health and cache store errors are read when scraped. Keys never appear: only
- * key ids; upstreams appear as their index and host (never path, query or credentials).
+ * process). The request path adds to plain tallies (`request-tally.ts`); the metrics read them
+ * when scraped, so answering a request hashes no label set. Upstream health and cache store errors
+ * are read when scraped too. Keys never appear: only key ids; upstreams appear as their index and
+ * host (never path, query or credentials).
  */
 export class GatewayMetrics {
   readonly registry = new Registry();
-  private readonly requests: Counter<'network' | 'method'>;
-  private readonly errors: Counter<'network' | 'method' | 'code'>;
-  private readonly duration: Histogram<'network' | 'method'>;
-  private readonly credits: Counter<'network' | 'key_id'>;
-  private readonly cacheHits: Counter<'network'>;
-  private readonly cacheMisses: Counter<'network'>;
-  private readonly cacheStale: Counter<'network'>;
-  private readonly byNetwork = new Map<Network, NetworkChildren>();
-  private readonly httpResponses: Counter<'status'>;
+  private readonly tallies = new Map<Network, NetworkTally>();
+  private readonly statuses = new Map<number, number>();
   private readonly hedges: Counter<'network' | 'outcome'>;
-  private readonly byStatus = new Map<number, Counter.Internal>();
   readonly wsConnections: Gauge;
   readonly wsSubscriptions: Gauge<'network'>;
-  private readonly wsNotifications: Counter<'network' | 'type'>;
 
   constructor(networks: readonly Network[]) {
     const registers = [this.registry];
-    this.requests = new Counter({
-      name: 'portico_rpc_requests_total',
-      help: 'JSON-RPC requests answered (each batch item counts), by network and method',
-      labelNames: ['network', 'method'],
-      registers,
-    });
-    this.errors = new Counter({
-      name: 'portico_rpc_errors_total',
-      help: 'JSON-RPC requests answered with an error, by network, method and JSON-RPC error code',
-      labelNames: ['network', 'method', 'code'],
-      registers,
-    });
-    this.duration = new Histogram({
-      name: 'portico_rpc_duration_seconds',
-      help: 'Time from a parsed request to its answer inside the gateway, by network and method',
-      labelNames: ['network', 'method'],
-      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-      registers,
-    });
-    this.credits = new Counter({
-      name: 'portico_credits_charged_total',
-      help: 'Credits drawn from daily balances, by network and key id',
-      labelNames: ['network', 'key_id'],
-      registers,
-    });
-    this.cacheHits = new Counter({
-      name: 'portico_cache_hits_total',
-      help: 'Requests answered from the response cache, by network',
-      labelNames: ['network'],
-      registers,
-    });
-    this.cacheMisses = new Counter({
-      name: 'portico_cache_misses_total',
-      help: 'Cacheable requests the response cache could not answer, by network',
-      labelNames: ['network'],
-      registers,
-    });
-    this.cacheStale = new Counter({
-      name: 'portico_cache_stale_total',
-      help: 'Requests answered from final data in the cache because no upstream could answer (X-Cache: STALE), by network',
-      labelNames: ['network'],
-      registers,
-    });
+    for (const network of networks) {
+      const tally = this.tallyOf(network);
+      for (const method of network.methods.rules.keys()) tally.method(method);
+    }
+    const tallies = () => [...this.tallies].map(([network, tally]) => ({ network: network.name, tally }));
+    const counted = <L extends string>(
+      name: string,
+      help: string,
+      labelNames: L[],
+      read: (add: (labels: Record<L, string>, value: number) => void) => void,
+    ) =>
+      new Counter({
+        name,
+        help,
+        labelNames,
+        registers,
+        collect() {
+          this.reset();
+          read((labels, value) => this.inc(labels, value));
+        },
+      });
+
+    counted(
+      'portico_rpc_requests_total',
+      'JSON-RPC requests answered (each batch item counts), by network and method',
+      ['network', 'method'],
+      (add) => {
+        for (const { network, tally } of tallies())
+          for (const [method, counts] of tally.methods) add({ network, method }, counts.requests);
+      },
+    );
+    counted(
+      'portico_rpc_errors_total',
+      'JSON-RPC requests answered with an error, by network, method and JSON-RPC error code',
+      ['network', 'method', 'code'],
+      (add) => {
+        for (const { network, tally } of tallies())
+          for (const [method, counts] of tally.methods)
+            for (const [code, n] of counts.errors) add({ network, method, code: String(code) }, n);
+      },
+    );
+    new TallyHistogram(
+      {
+        name: 'portico_rpc_duration_seconds',
+        help: 'Time from a parsed request to its answer inside the gateway, by network and method',
+        registers,
+      },
+      function* () {
+        for (const { network, tally } of tallies())
+          for (const [method, counts] of tally.methods) yield [{ network, method }, counts];
+      },
+    );
+    counted(
+      'portico_credits_charged_total',
+      'Credits drawn from daily balances, by network and key id',
+      ['network', 'key_id'],
+      (add) => {
+        for (const { network, tally } of tallies())
+          for (const [keyId, credits] of tally.credits) add({ network, key_id: keyId }, credits);
+      },
+    );
+    const cacheCounter = (name: string, help: string, read: (tally: NetworkTally) => number) =>
+      counted(name, help, ['network'], (add) => {
+        for (const { network, tally } of tallies()) add({ network }, read(tally));
+      });
+    cacheCounter(
+      'portico_cache_hits_total',
+      'Requests answered from the response cache, by network',
+      (t) => t.cacheHits,
+    );
+    cacheCounter(
+      'portico_cache_misses_total',
+      'Cacheable requests the response cache could not answer, by network',
+      (t) => t.cacheMisses,
+    );
+    cacheCounter(
+      'portico_cache_stale_total',
+      'Requests answered from final data in the cache because no upstream could answer (X-Cache: STALE), by network',
+      (t) => t.cacheStale,
+    );
     new Counter({
       name: 'portico_cache_store_errors_total',
       help: 'Response cache reads and writes that failed (a shared cache store unreachable or slow), by network',
@@ -174,12 +191,14 @@ export class GatewayMetrics {
       labelNames: ['network', 'outcome'],
       registers,
     });
-    this.httpResponses = new Counter({
-      name: 'portico_http_responses_total',
-      help: 'HTTP responses by status, including refusals before the pipeline (401, 404, 413, 415)',
-      labelNames: ['status'],
-      registers,
-    });
+    counted(
+      'portico_http_responses_total',
+      'HTTP responses by status, including refusals before the pipeline (401, 404, 413, 415)',
+      ['status'],
+      (add) => {
+        for (const [status, n] of this.statuses) add({ status: String(status) }, n);
+      },
+    );
     this.wsConnections = new Gauge({
       name: 'portico_ws_connections',
       help: 'Open WebSocket connections',
@@ -191,59 +210,42 @@ export class GatewayMetrics {
       labelNames: ['network'],
       registers,
     });
-    this.wsNotifications = new Counter({
-      name: 'portico_ws_notifications_total',
-      help: 'eth_subscription notifications delivered (and charged), by network and subscription type',
-      labelNames: ['network', 'type'],
-      registers,
-    });
-    for (const network of networks) {
-      const children = this.childrenOf(network);
-      for (const method of network.methods.rules.keys()) this.methodChildren(network, children, method);
-    }
+    counted(
+      'portico_ws_notifications_total',
+      'eth_subscription notifications delivered (and charged), by network and subscription type',
+      ['network', 'type'],
+      (add) => {
+        for (const { network, tally } of tallies())
+          for (const [type, n] of tally.notifications) add({ network, type }, n);
+      },
+    );
   }
 
   /** Counts one answered JSON-RPC request. */
   observe(event: RpcItemEvent) {
     const { network } = event;
-    const children = this.childrenOf(network);
-    const method = servedMethod(network, event.method);
-    const perMethod = this.methodChildren(network, children, method);
-    perMethod.requests.inc();
-    perMethod.duration.observe(event.seconds);
-    if (event.errorCode !== undefined) {
-      this.errors.labels(network.name, method, String(event.errorCode)).inc();
-    }
-    if (event.cache === 'HIT') children.cacheHits.inc();
-    else if (event.cache === 'MISS') children.cacheMisses.inc();
-    else if (event.cache === 'STALE') children.cacheStale.inc();
-    if (event.cost > 0) this.charged(network, children, event.keyId, event.cost);
+    const tally = this.tallyOf(network);
+    tally.method(servedMethod(network, event.method)).add(event.seconds, event.errorCode);
+    if (event.cache === 'HIT') tally.cacheHits += 1;
+    else if (event.cache === 'MISS') tally.cacheMisses += 1;
+    else if (event.cache === 'STALE') tally.cacheStale += 1;
+    if (event.cost > 0) tally.charge(event.keyId, event.cost);
   }
 
   /** Counts one eth_subscription notification delivered over WebSocket and the credits it cost. */
   notification(network: Network, keyId: string, type: SubscriptionType, cost: number) {
-    const children = this.childrenOf(network);
-    let delivered = children.notifications.get(type);
-    if (!delivered) {
-      delivered = this.wsNotifications.labels(network.name, type);
-      children.notifications.set(type, delivered);
-    }
-    delivered.inc();
-    if (cost > 0) this.charged(network, children, keyId, cost);
+    const tally = this.tallyOf(network);
+    tally.notifications.set(type, (tally.notifications.get(type) ?? 0) + 1);
+    if (cost > 0) tally.charge(keyId, cost);
   }
 
-  /** Counts one HTTP response by its status. */
   hedged(network: string, outcome: 'sent' | 'won') {
     this.hedges.inc({ network, outcome });
   }
 
+  /** Counts one HTTP response by its status. */
   httpResponse(status: number) {
-    let child = this.byStatus.get(status);
-    if (!child) {
-      child = this.httpResponses.labels(String(status));
-      this.byStatus.set(status, child);
-    }
-    child.inc();
+    this.statuses.set(status, (this.statuses.get(status) ?? 0) + 1);
   }
 
   /** The text exposition format. */
@@ -251,41 +253,13 @@ export class GatewayMetrics {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
 
-  private charged(network: Network, children: NetworkChildren, keyId: string, cost: number) {
-    let credits = children.credits.get(keyId);
-    if (!credits) {
-      credits = this.credits.labels(network.name, keyId);
-      children.credits.set(keyId, credits);
+  private tallyOf(network: Network): NetworkTally {
+    let tally = this.tallies.get(network);
+    if (!tally) {
+      tally = new NetworkTally();
+      this.tallies.set(network, tally);
     }
-    credits.inc(cost);
-  }
-
-  private childrenOf(network: Network): NetworkChildren {
-    let children = this.byNetwork.get(network);
-    if (!children) {
-      children = {
-        methods: new Map(),
-        cacheHits: this.cacheHits.labels(network.name),
-        cacheMisses: this.cacheMisses.labels(network.name),
-        cacheStale: this.cacheStale.labels(network.name),
-        credits: new Map(),
-        notifications: new Map(),
-      };
-      this.byNetwork.set(network, children);
-    }
-    return children;
-  }
-
-  private methodChildren(network: Network, children: NetworkChildren, method: string): MethodChildren {
-    let found = children.methods.get(method);
-    if (!found) {
-      found = {
-        requests: this.requests.labels(network.name, method),
-        duration: this.duration.labels(network.name, method),
-      };
-      children.methods.set(method, found);
-    }
-    return found;
+    return tally;
   }
 }
 
