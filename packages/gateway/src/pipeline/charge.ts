@@ -1,11 +1,27 @@
-import type { CreditLedger } from '../credits/ledger.ts';
+import type { CreditLedger, DebitResult } from '../credits/ledger.ts';
 import type { RateLimiter } from '../credits/rate-limiter.ts';
 import type { ApiKeyRecord } from '../keys/key-store.ts';
 import { GatewayError } from '../rpc/errors.ts';
 
-/** Stage 4: draw the method's credits from today's balance before anything is forwarded. */
-export async function charge(ledger: CreditLedger, key: ApiKeyRecord, method: string, cost: number) {
-  const debit = await ledger.debit(key.id, key.dailyCredits, cost);
+/**
+ * Stage 4: draw the method's credits from today's balance before anything is forwarded. Returns
+ * the credits left; a number at once when the ledger can decide without waiting for its store
+ * (`debitNow`), else a Promise. Throws (or rejects) `dailyCreditsExhausted` when the balance is short.
+ */
+export function charge(
+  ledger: CreditLedger,
+  key: ApiKeyRecord,
+  method: string,
+  cost: number,
+): number | Promise<number> {
+  const now = ledger.debitNow?.(key.id, key.dailyCredits, cost);
+  if (now !== undefined) return remainingAfter(now, key, method, cost);
+  return ledger
+    .debit(key.id, key.dailyCredits, cost)
+    .then((debit) => remainingAfter(debit, key, method, cost));
+}
+
+function remainingAfter(debit: DebitResult, key: ApiKeyRecord, method: string, cost: number): number {
   if (debit.ok) return debit.remaining;
   throw new GatewayError(
     'dailyCreditsExhausted',

@@ -132,16 +132,6 @@ async function handleItem(
   let cost = 0;
   let remaining: number | undefined;
   const started = deps.observe ? performance.now() : 0;
-  const observe = (errorCode: number | undefined, cache?: CacheStatus) =>
-    deps.observe?.({
-      network,
-      method: request.method,
-      keyId: key.id,
-      cost,
-      errorCode,
-      cache,
-      seconds: (performance.now() - started) / 1000,
-    });
   // Usage is kept per method name: names the network does not serve share one row, so a client
   // cannot grow the usage table by inventing methods.
   let recordedMethod = '(unknown method)';
@@ -163,12 +153,24 @@ async function handleItem(
     if (checked) await checked;
     const limited = limitRate(deps.rateLimiter, key, request.method, rule.cost);
     if (limited) await limited;
-    remaining = await charge(deps.ledger, key, request.method, rule.cost);
+    const charged = charge(deps.ledger, key, request.method, rule.cost);
+    remaining = typeof charged === 'number' ? charged : await charged;
     cost = rule.cost;
     const reply = own ? await own.call(params) : await forward(network, rule, request.method, params);
     if (!reply.ok && PARAMETER_REFUSALS.has(reply.error.code)) throw refusedByNode(reply.error);
     deps.usage.record(key.id, request.method, cost, reply.ok ? undefined : reply.error.code);
-    observe(reply.ok ? undefined : reply.error.code, reply.cache);
+    if (deps.observe) {
+      observeItem(
+        deps.observe,
+        network,
+        request.method,
+        key,
+        cost,
+        started,
+        reply.ok ? undefined : reply.error.code,
+        reply.cache,
+      );
+    }
     if (isNotification) return { status: 200, remaining };
     return {
       response: reply.ok ? resultResponse(id, reply.result) : errorResponse(id, reply.error),
@@ -191,7 +193,9 @@ async function handleItem(
       deps.onInternalError?.(error, { network: network.name, method: request.method, keyId: key.id });
     }
     deps.usage.record(key.id, recordedMethod, 0, gatewayError.code(network.kind));
-    observe(gatewayError.code(network.kind));
+    if (deps.observe) {
+      observeItem(deps.observe, network, request.method, key, cost, started, gatewayError.code(network.kind));
+    }
     if (isNotification) return { status: 200, remaining };
     return {
       response: errorResponse(id, toErrorObject(gatewayError, network)),
@@ -216,6 +220,28 @@ function refusedByNode(error: JsonRpcError): GatewayError {
     error.message,
     error.data,
   );
+}
+
+/** Tells the metrics of one answered item. */
+function observeItem(
+  observe: NonNullable<RpcDependencies['observe']>,
+  network: Network,
+  method: string,
+  key: ApiKeyRecord,
+  cost: number,
+  started: number,
+  errorCode: number | undefined,
+  cache?: CacheStatus,
+) {
+  observe({
+    network,
+    method,
+    keyId: key.id,
+    cost,
+    errorCode,
+    cache,
+    seconds: (performance.now() - started) / 1000,
+  });
 }
 
 function observeRefusal(

@@ -55,10 +55,10 @@ export class HttpUpstream {
    * Calls one method. Throws GatewayError when the upstream cannot be reached or answers garbage;
    * `signal` abandons the call (a hedged request another upstream answered first, a poll too slow).
    */
-  async call(method: string, params: unknown, signal?: AbortSignal): Promise<UpstreamReply> {
+  call(method: string, params: unknown, signal?: AbortSignal): Promise<UpstreamReply> {
     const id = this.nextId++;
     const body = `{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${stringifyJsonExact(params)}}`;
-    const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+    return new Promise<UpstreamReply>((resolve, reject) => {
       this.pool.dispatch(
         {
           path: this.path,
@@ -68,13 +68,26 @@ export class HttpUpstream {
           headersTimeout: this.timeoutMs,
           bodyTimeout: this.timeoutMs,
         },
-        new AnswerReader(this.maxResponseBytes, signal, resolve, reject),
+        new AnswerReader(
+          this.maxResponseBytes,
+          signal,
+          (status, text) => {
+            try {
+              resolve(this.reply(status, text, id));
+            } catch (error) {
+              reject(error);
+            }
+          },
+          reject,
+        ),
       );
     });
-    return this.reply(status, text, id);
   }
 
-  /** The node's answer: the usual shape is spliced, not parsed; anything else is read in full. */
+  /**
+   * The node's answer: the usual shape is spliced, not parsed; anything else is read in full.
+   * Throws GatewayError for an answer that is not JSON-RPC.
+   */
   private reply(status: number, text: string, id: number): UpstreamReply {
     const resultText = resultTextOf(text, id);
     if (resultText !== undefined) return { ok: true, result: JsonResult.ofText(resultText, this.read) };
@@ -123,7 +136,7 @@ class AnswerReader implements Dispatcher.DispatchHandler {
   constructor(
     private readonly limit: number,
     private readonly signal: AbortSignal | undefined,
-    private readonly resolve: (answer: { status: number; text: string }) => void,
+    private readonly resolve: (status: number, text: string) => void,
     private readonly reject: (error: GatewayError) => void,
   ) {
     if (signal) {
@@ -159,7 +172,7 @@ class AnswerReader implements Dispatcher.DispatchHandler {
     this.done();
     const { chunks } = this;
     const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8');
-    this.resolve({ status: this.status, text });
+    this.resolve(this.status, text);
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error) {

@@ -91,9 +91,12 @@ export class UpstreamPool {
     };
   }
 
-  /** Calls the method on the best upstream, failing over (and hedging) for idempotent methods. */
-  call(method: string, params: unknown, options: { minHead?: number } = {}): Promise<UpstreamReply> {
-    const candidates = this.order(options.minHead);
+  /**
+   * Calls the method on the best upstream, failing over (and hedging) for idempotent methods;
+   * upstreams whose head is below `minHead` (the block the call names) are tried last.
+   */
+  call(method: string, params: unknown, minHead?: number): Promise<UpstreamReply> {
+    const candidates = this.order(minHead);
     // One upstream (the common case) leaves nothing to fail over to or hedge with.
     if (candidates.length === 1 || NOT_IDEMPOTENT.has(method))
       return this.callOnce(candidates, method, params);
@@ -101,17 +104,19 @@ export class UpstreamPool {
   }
 
   /** One attempt, on the first upstream that may take it (a write must never run twice). */
-  private async callOnce(candidates: UpstreamMember[], method: string, params: unknown) {
+  private callOnce(candidates: UpstreamMember[], method: string, params: unknown): Promise<UpstreamReply> {
     const member = candidates.find((m) => m.breaker.allow());
-    if (!member) throw noUpstream();
-    try {
-      const reply = await member.upstream.call(method, params);
-      member.breaker.success();
-      return reply;
-    } catch (error) {
-      member.breaker.failure();
-      throw error;
-    }
+    if (!member) return Promise.reject(noUpstream());
+    return member.upstream.call(method, params).then(
+      (reply) => {
+        member.breaker.success();
+        return reply;
+      },
+      (error: unknown) => {
+        member.breaker.failure();
+        throw error;
+      },
+    );
   }
 
   /**
