@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import pino, { type Logger } from 'pino';
 import { openResponseCaches } from './cache/open-response-caches.ts';
 import type { GatewayConfig } from './config/config.ts';
@@ -159,15 +160,17 @@ export async function startGateway(
     metrics,
   });
   // Runs before the request handler: counts the request until its response is closed, and once
-  // the gateway is shutting down asks keep-alive clients to reconnect elsewhere.
+  // the gateway is shutting down asks keep-alive clients to reconnect elsewhere. One shared
+  // 'close' listener (a response closes once): no closure per request.
+  function onResponseClosed(this: ServerResponse) {
+    inFlight.end();
+    if (this.headersSent) metrics.httpResponse(this.statusCode);
+    if (shuttingDown) server.closeIdleConnections();
+  }
   server.prependListener('request', (_request, response) => {
-    const done = inFlight.begin();
+    inFlight.start();
     if (shuttingDown) response.setHeader('connection', 'close');
-    response.once('close', () => {
-      done();
-      if (response.headersSent) metrics.httpResponse(response.statusCode);
-      if (shuttingDown) server.closeIdleConnections();
-    });
+    response.on('close', onResponseClosed);
   });
   const address = await listen(server, config.port, config.host);
   const url = `${config.tls ? 'https' : 'http'}://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;

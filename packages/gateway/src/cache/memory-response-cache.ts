@@ -1,13 +1,21 @@
 import type { CachedReply, ResponseCache } from './response-cache.ts';
 
+type Entry = CachedReply & {
+  expiresAt: number /** Read since it was stored or last spared. */;
+  used: boolean;
+};
+
+/** How many recently read entries an eviction spares before it evicts the oldest regardless. */
+const SPARED_PER_EVICTION = 8;
+
 /**
  * The response cache of one gateway instance, in its memory. Final data (at or below the finalized
- * block) stays until evicted by size (least recently used first); unfinalized data is served for
- * `unfinalizedTtlMs`, then kept (until evicted by size or a reorg) only for `getStale`: once its
- * block is finalized it can answer while no upstream can.
+ * block) stays until evicted by size (the oldest first, unless it was read lately: second chance);
+ * unfinalized data is served for `unfinalizedTtlMs`, then kept (until evicted by size or a reorg)
+ * only for `getStale`: once its block is finalized it can answer while no upstream can.
  */
 export class MemoryResponseCache implements ResponseCache {
-  private readonly entries = new Map<string, CachedReply & { expiresAt: number }>();
+  private readonly entries = new Map<string, Entry>();
   readonly storeErrors = 0;
   hits = 0;
   misses = 0;
@@ -25,9 +33,9 @@ export class MemoryResponseCache implements ResponseCache {
       this.misses += 1;
       return undefined;
     }
-    // Least recently used goes first: re-insert to move it to the end.
-    this.entries.delete(key);
-    this.entries.set(key, entry);
+    // A hit only marks the entry (a Map re-insert on every hit costs the hot path): eviction
+    // gives marked entries a second chance.
+    entry.used = true;
     this.hits += 1;
     return entry;
   }
@@ -42,16 +50,27 @@ export class MemoryResponseCache implements ResponseCache {
 
   /** Stores a reply; `final` data never expires, the rest expires after the unfinalized TTL. */
   set(key: string, value: CachedReply, final: boolean, now = Date.now()) {
-    // A replaced entry (e.g. one kept after it expired) moves to the most recently used end.
+    // A replaced entry (e.g. one kept after it expired) moves to the newest end.
     this.entries.delete(key);
-    if (this.entries.size >= this.maxEntries) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
-    }
+    if (this.entries.size >= this.maxEntries) this.evictOne();
     this.entries.set(key, {
       ...value,
       expiresAt: final ? Number.POSITIVE_INFINITY : now + this.unfinalizedTtlMs,
+      used: false,
     });
+  }
+
+  /** Evicts the oldest entry not read since it was stored (or spared); a few read ones move to the end. */
+  private evictOne() {
+    for (let spared = 0; ; spared++) {
+      const oldest = this.entries.entries().next().value;
+      if (oldest === undefined) return;
+      const [key, entry] = oldest;
+      this.entries.delete(key);
+      if (!entry.used || spared === SPARED_PER_EVICTION) return;
+      entry.used = false;
+      this.entries.set(key, entry);
+    }
   }
 
   evictAfterReorg(finalized: number) {

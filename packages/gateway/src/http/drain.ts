@@ -5,14 +5,23 @@ export class InFlight {
 
   /** Marks one piece of work started; call the returned function once when it is done. */
   begin(): () => void {
-    this.count += 1;
+    this.start();
     let done = false;
     return () => {
       if (done) return;
       done = true;
-      this.count -= 1;
-      if (this.count === 0) for (const wake of this.waiters.splice(0)) wake();
+      this.end();
     };
+  }
+
+  /** `begin` without a function to call: the caller calls `end` exactly once (one per HTTP response). */
+  start() {
+    this.count += 1;
+  }
+
+  end() {
+    this.count -= 1;
+    if (this.count === 0) for (const wake of this.waiters.splice(0)) wake();
   }
 
   get size() {

@@ -127,7 +127,8 @@ async function handle(
   }
   let record: ApiKeyRecord;
   try {
-    record = await admitKey(deps.keys, route, request.headers);
+    const admitted = admitKey(deps.keys, route, request.headers);
+    record = admitted instanceof Promise ? await admitted : admitted;
   } catch (error) {
     request.resume();
     return fail(error as GatewayError);

@@ -39,25 +39,35 @@ export function unroutedMessage(networks: readonly Network[], transport: Transpo
 
 /**
  * Stages 1 and 1b, for every transport: the key from the URL must be live (401), and the request's
- * origin, user agent and secret must pass the key's settings (403). Always throws a GatewayError.
+ * origin, user agent and secret must pass the key's settings (403). Throws (or rejects with) a
+ * GatewayError, nothing else; answers at once when the key store knows the key in memory.
  */
-export async function admitKey(
+export function admitKey(
   keys: KeyStore,
   route: RpcRoute,
   headers: IncomingHttpHeaders,
-): Promise<ApiKeyRecord> {
+): ApiKeyRecord | Promise<ApiKeyRecord> {
   try {
-    const record = await authenticate(keys, route.key);
-    enforceRequestSettings(record, {
-      origin: headers.origin,
-      userAgent: headers['user-agent'],
-      authorization: headers.authorization,
-    });
-    return record;
+    const found = authenticate(keys, route.key);
+    if (found instanceof Promise) return found.then((record) => admitted(record, headers), asAdmissionError);
+    return admitted(found, headers);
   } catch (error) {
-    if (error instanceof GatewayError) throw error;
-    throw new GatewayError('internal', 'Internal error in the gateway');
+    return asAdmissionError(error);
   }
+}
+
+function admitted(record: ApiKeyRecord, headers: IncomingHttpHeaders): ApiKeyRecord {
+  enforceRequestSettings(record, {
+    origin: headers.origin,
+    userAgent: headers['user-agent'],
+    authorization: headers.authorization,
+  });
+  return record;
+}
+
+function asAdmissionError(error: unknown): never {
+  if (error instanceof GatewayError) throw error;
+  throw new GatewayError('internal', 'Internal error in the gateway');
 }
 
 /** The access-log entry of one answered request (key id only, never the key). */

@@ -104,12 +104,12 @@ export function idText(id: unknown): string {
     : stringifyJsonExact(id);
 }
 
+/** A response as `resultResponse` builds it: jsonrpc, id and a JsonResult, nothing else. */
 function hasJsonResult(body: unknown): boolean {
   return (
     typeof body === 'object' &&
     body !== null &&
     (body as { result?: unknown }).result instanceof JsonResult &&
-    (body as { jsonrpc?: unknown }).jsonrpc === '2.0' &&
-    Object.keys(body).length === 3
+    (body as { jsonrpc?: unknown }).jsonrpc === '2.0'
   );
 }
