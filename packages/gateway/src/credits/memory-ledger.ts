@@ -26,7 +26,7 @@ export class MemoryCreditLedger implements CreditLedger {
   }
 
   /** The check-and-debit itself, synchronous (nothing can run between the check and the debit). */
-  debitNow(keyId: string, dailyLimit: number, cost: number, now: number): DebitResult {
+  debitNow(keyId: string, dailyLimit: number, cost: number, now = Date.now()): DebitResult {
     const entry = this.entry(keyId, now);
     if (entry.spent + cost > dailyLimit) {
       return { ok: false, remaining: Math.max(0, dailyLimit - entry.spent), resetsAt: nextUtcMidnight(now) };
@@ -39,7 +39,7 @@ export class MemoryCreditLedger implements CreditLedger {
     this.refundNow(keyId, cost, now);
   }
 
-  refundNow(keyId: string, cost: number, now: number) {
+  refundNow(keyId: string, cost: number, now = Date.now()) {
     const entry = this.entry(keyId, now);
     entry.spent = Math.max(0, entry.spent - cost);
   }
