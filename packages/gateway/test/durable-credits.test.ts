@@ -138,6 +138,17 @@ test('a clean close gives back what was reserved and not spent: on disk is exact
   reopened.close();
 });
 
+test('closing the embedded stores (a clean stop) leaves each key exactly what it spent', async () => {
+  const dataDir = join(dir.path, 'stores');
+  const stores = openEmbeddedStores(dataDir);
+  for (let i = 0; i < 20; i++) await stores.ledger.debit('key_stop', 1_000_000, 80, NOON);
+  await stores.ledger.refund('key_stop', 80, NOON);
+  await stores.close();
+  const reopened = openEmbeddedStores(dataDir);
+  assert.equal(await reopened.ledger.spent('key_stop', NOON), 19 * 80);
+  await reopened.close();
+});
+
 test('debits inside a committed reservation are decided at once and write nothing', async () => {
   const { db, ledger, count } = open('inside');
   assert.equal(ledger.debitNow('key_f', 100_000, 10, NOON), undefined, 'nothing reserved yet');

@@ -147,9 +147,11 @@ export class RedisCreditLedger implements CreditLedger {
   }
 
   debit(keyId: string, dailyLimit: number, cost: number, now = this.clock()): Promise<DebitResult> {
-    // A cost that is not a count of credits would fail the script, and with it the whole turn's call.
+    // A cost or limit that is not a count of credits would fail the script, and with it the turn's call.
     if (!Number.isSafeInteger(cost) || cost < 0)
       return Promise.reject(new RangeError(`not a credit cost: ${cost}`));
+    if (!Number.isSafeInteger(dailyLimit))
+      return Promise.reject(new RangeError(`not a daily credit limit: ${dailyLimit}`));
     return new Promise((resolve, reject) => {
       this.queue.push({ keyId, day: utcDay(now), dailyLimit, cost, now, resolve, reject });
       // setImmediate runs after the poll phase: every request read in this turn is in the call.

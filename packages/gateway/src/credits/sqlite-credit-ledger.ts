@@ -97,6 +97,7 @@ export class SqliteCreditLedger implements CreditLedger, BatchWriter {
     commits.add(this);
   }
 
+  /** Throws a RangeError for a cost that is not a count of credits (where `debit` rejects). */
   debitNow(keyId: string, dailyLimit: number, cost: number, now = Date.now()): DebitResult | undefined {
     // A cost that is not a count of credits would poison the balance (NaN) and the transaction.
     if (!isCost(cost)) throw notACost(cost);
