@@ -100,7 +100,8 @@ export type RedisCreditLedgerOptions = {
  *
  * The debits asked for in one event-loop turn go out together at the end of that turn, as one call
  * of the script (EVALSHA) that checks and takes each in order and answers each: the request path
- * pays a share of one round trip rather than one each. There is no `debitNow`: only Redis knows
+ * pays a share of one round trip rather than one each. (A key's debits are sent together per daily
+ * limit: if the limit changed within the turn, those of the first limit are taken first.) There is no `debitNow`: only Redis knows
  * what the other instances spent and gave back since this one last looked, so even a refusal seen
  * here could be wrong by now.
  *
@@ -137,7 +138,7 @@ export class RedisCreditLedger implements CreditLedger {
   }
 
   private expiry(day: string) {
-    // Once per debit: computed once per day.
+    // For every group of every turn: computed once per day.
     if (this.expiryOf.day !== day)
       this.expiryOf = {
         day,

@@ -5,17 +5,21 @@ import { nextUtcMidnight, utcDay } from './day.ts';
 import type { CreditLedger, DebitResult } from './ledger.ts';
 
 /**
- * The most a key may hold reserved beyond what it spent, as a share of its daily limit (and so the
- * most a crash can cost it): 1 %. A busy key reaches it in a few grants, which makes its writes
- * rare (a key spending its whole day at an even pace needs at most about 100 of them), while a
- * SIGKILL leaves it short of at most 1 % of a day's credits, for the rest of that day only.
+ * A grant is at most the daily limit divided by this (or the call's cost, if dearer): 1 %. It is
+ * also the most a crash can cost a key, for the rest of that day only. At the cap a key needs at
+ * most about a hundred writes for its whole day, so a larger share would save nothing that
+ * matters, while a smaller one would make busy keys with small limits write often.
  */
-const MAX_GRANT_SHARE = 0.01;
-/** A grant used up sooner than this is doubled: the key is busy, it should write less often. */
+const MAX_GRANT_DIVISOR = 100;
+/**
+ * A grant used up sooner than this is doubled: the key is busy and should write less often. A
+ * commit costs some 10–20 µs of the event loop; one a second per busy key is noise, and doubling
+ * gets there in a few steps (from one call's cost to a second's worth in about log2(rate) grants).
+ */
 const FAST_MS = 1000;
 /**
- * A grant that lasted longer than this is halved: the key has slowed down, it should hold less.
- * Between the two the grant stays: a key at a steady pace settles on one write every 1–4 s,
+ * A grant that lasted longer than this is halved: the key has slowed down and should hold less.
+ * Between the two the grant stays, so a key at a steady pace settles on one write every 1–4 s
  * rather than swinging between a grant and its double.
  */
 const SLOW_MS = 4000;
@@ -127,7 +131,7 @@ export class SqliteCreditLedger implements CreditLedger, BatchWriter {
     if (grant === 0) grant = cost;
     else if (lasted < FAST_MS) grant *= 2;
     else if (lasted > SLOW_MS) grant = Math.floor(grant / 2);
-    const most = Math.max(cost, Math.floor(dailyLimit * MAX_GRANT_SHARE));
+    const most = Math.max(cost, Math.floor(dailyLimit / MAX_GRANT_DIVISOR));
     grant = Math.min(Math.max(grant, cost), most);
     balance.grant = grant;
     balance.grantedAt = now;
