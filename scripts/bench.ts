@@ -17,7 +17,7 @@ import { prepareDistinctChain } from './bench/distinct.ts';
 import { report } from './bench/report.ts';
 import type { Results } from './bench/results.ts';
 import { cacheHitSection } from './bench/sections/cache-hit.ts';
-import { benchDebits, durableSection } from './bench/sections/debits.ts';
+import { benchDebits, durableSection, ledgersSection } from './bench/sections/debits.ts';
 import { distinctSection } from './bench/sections/distinct.ts';
 import { inProcessSections } from './bench/sections/in-process.ts';
 import { latestSection } from './bench/sections/latest.ts';
@@ -77,10 +77,7 @@ async function main() {
         rows = await inProcessSections(anvil, dir, { runs: wrkSection, haveNginx, floor, bare }, results);
         if (wrkSection('latest')) sections.push(...latestSection(rows));
         if (wrkSection('stores')) sections.push(...storesSection(rows));
-        if (wrkSection('debits')) {
-          const debits = await benchDebits(join(dir, 'debits.db'));
-          sections.push(...durableSection(rows, debits));
-        }
+        if (wrkSection('debits')) sections.push(...durableSection(rows));
         if (wrkSection('distinct') || wrkSection('profile')) {
           const chain = await prepareDistinctChain(anvil.url, seed.demoContract);
           console.log(`chain: ${chain.blocks} blocks, ${chain.transactions.length} transactions`);
@@ -97,6 +94,8 @@ async function main() {
       await anvil.stop();
     }
   }
+  if (runs('ledgers'))
+    sections.push(...ledgersSection(await benchDebits(join(dir, 'ledgers.db'), process.env.REDIS_URL)));
   if (runs('replay')) sections.push(...(await replaySection(dir, haveNginx, results)));
   if (wrkSection('solana')) sections.push(...(await benchSolana((body) => fixedBodyScript(dir, body))));
   if (runs('bodies')) sections.push('', ...(await benchRequestBodies()));

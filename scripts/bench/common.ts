@@ -33,6 +33,7 @@ export const FINAL_BLOCK_BODY = JSON.stringify({
 export const SECTIONS = [
   'latest',
   'debits',
+  'ledgers',
   'stores',
   'distinct',
   'cache-hit',

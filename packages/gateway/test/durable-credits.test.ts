@@ -1,6 +1,8 @@
-// Balances of the embedded stores are written to SQLite before a debit resolves (so before the
-// request is forwarded), debits of one event-loop turn share one transaction, refunds are written
-// too, and a debit that cannot be written is neither charged nor served. SQLite files in a temp dir.
+// Balances of the embedded stores survive a crash without a write per debit: what SQLite holds for
+// a key (its reservation) is never below what it spent, debits inside the reservation write
+// nothing, a restart starts from the reservation, a clean close gives back what was not used, and
+// a debit whose reservation cannot be written is neither charged nor served. SQLite files in a
+// temp dir; a "crash" is a second connection opened on the file while the first is left as it is.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -18,104 +20,269 @@ import { tempDir } from '@portico/testkit';
 const dir = tempDir('portico-durable-credits-');
 after(() => dir.cleanup());
 
-/** A second connection to the same file, as a restarted process would open it. */
-function spentOnDisk(path: string, keyId: string): number {
+// A fixed moment: the size of a reservation follows how fast the last one was used, so frozen time
+// makes every test independent of the machine's speed.
+const NOON = Date.UTC(2026, 4, 12, 12);
+const DAY = '2026-05-12';
+
+/** A second connection to the same file: what it reads is what survives a SIGKILL now. */
+function diskReader(path: string) {
   const db = openSqlite(path);
-  try {
-    const row = db
-      .prepare('SELECT SUM(credits) AS credits FROM credits_spent WHERE key_id = ?')
-      .get(keyId) as {
-      credits: number | null;
-    };
-    return row.credits ?? 0;
-  } finally {
-    db.close();
-  }
+  const row = db.prepare('SELECT credits FROM credits_spent WHERE key_id = ? AND day = ?');
+  return {
+    credits: (keyId: string, day = DAY) =>
+      (row.get(keyId, day) as { credits: number } | undefined)?.credits ?? 0,
+    close: () => db.close(),
+  };
 }
 
-test('a debit is on disk by the time it resolves, and a restart starts from it', async () => {
-  const path = join(dir.path, 'restart.db');
+/** A ledger on a fresh file, with a count of the transactions its group commit runs. */
+function open(name: string) {
+  const path = join(dir.path, `${name}.db`);
   const db = openSqlite(path);
-  const ledger = new SqliteCreditLedger(db, new GroupCommit(db));
-  const debit = await ledger.debit('key_a', 1000, 80);
-  assert.deepEqual(debit, { ok: true, remaining: 920 });
-  // No close, no flush: what another connection sees now is what survives a SIGKILL now.
-  assert.equal(spentOnDisk(path, 'key_a'), 80);
+  const commits = new GroupCommit(db);
+  const ledger = new SqliteCreditLedger(db, commits);
+  const count = { transactions: 0 };
+  const counter: BatchWriter = { pending: 0, write: () => count.transactions++, committed() {}, failed() {} };
+  commits.add(counter);
+  return { path, db, commits, ledger, count };
+}
+
+/** A small deterministic generator (the same costs on every run). */
+function costs(seed: number, lowest: number, highest: number) {
+  let state = seed;
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    return lowest + (state % (highest - lowest + 1));
+  };
+}
+
+test('what is on disk is never below what was spent, after every debit and every refund', async () => {
+  const { path, db, ledger } = open('invariant');
+  const disk = diskReader(path);
+  const cost = costs(7, 1, 400);
+  for (let i = 0; i < 400; i++) {
+    const spend = cost();
+    const debit = await ledger.debit('key_a', 50_000, spend, NOON + i * 37);
+    assert.ok(disk.credits('key_a') >= (await ledger.spent('key_a', NOON)), `after debit ${i}`);
+    if (debit.ok && i % 5 === 0) {
+      await ledger.refund('key_a', spend, NOON + i * 37);
+      assert.ok(disk.credits('key_a') >= (await ledger.spent('key_a', NOON)), `after refund ${i}`);
+    }
+  }
+  disk.close();
+  db.close();
+});
+
+test('debits racing in one turn never spend more than the daily limit', async () => {
+  const { db, ledger, count } = open('race');
+  const results = await Promise.all(Array.from({ length: 40 }, () => ledger.debit('key_b', 1000, 30, NOON)));
+  assert.equal(results.filter((r) => r.ok).length, 33);
+  assert.equal(await ledger.spent('key_b', NOON), 990);
+  assert.deepEqual(
+    results.find((r) => !r.ok),
+    { ok: false, remaining: 10, resetsAt: new Date(Date.UTC(2026, 4, 13)) },
+  );
+  assert.equal(count.transactions, 1, 'the debits held in one turn wait for one commit');
+  db.close();
+});
+
+test('a restart without close starts from what is on disk and never gives back a credit that was answered', async () => {
+  const first = open('restart');
+  const cost = costs(11, 10, 90);
+  let answered = 0;
+  for (let i = 0; i < 300; i++) {
+    const spend = cost();
+    // Some one per turn, some several in the same turn, as requests arrive.
+    const turn = await Promise.all(
+      Array.from({ length: 1 + (i % 4) }, () => first.ledger.debit('key_c', 1_000_000, spend, NOON)),
+    );
+    answered += turn.filter((d) => d.ok).length * spend;
+  }
+  assert.equal(await first.ledger.spent('key_c', NOON), answered);
+  // No close: the first connection is left as a SIGKILL would leave it.
+  const reopened = openSqlite(first.path);
+  const after = new SqliteCreditLedger(reopened, new GroupCommit(reopened));
+  const restartedFrom = await after.spent('key_c', NOON);
+  assert.ok(
+    restartedFrom >= answered,
+    `${restartedFrom} credits spent after the restart, ${answered} answered`,
+  );
+  assert.equal(restartedFrom, diskReader(first.path).credits('key_c'));
+  const refused = await after.debit('key_c', 1_000_000, 1_000_000 - restartedFrom + 1, NOON);
+  assert.deepEqual(refused, {
+    ok: false,
+    remaining: 1_000_000 - restartedFrom,
+    resetsAt: new Date(Date.UTC(2026, 4, 13)),
+  });
+  reopened.close();
+  first.db.close();
+});
+
+test('a clean close gives back what was reserved and not spent: on disk is exactly what was spent', async () => {
+  const { path, ledger, db } = open('close');
+  for (let i = 0; i < 50; i++) await ledger.debit('key_d', 100_000, 70, NOON);
+  await ledger.refund('key_d', 70, NOON);
+  await Promise.all([ledger.debit('key_e', 100_000, 5, NOON), ledger.debit('key_e', 100_000, 5, NOON)]);
+  const disk = diskReader(path);
+  assert.ok(disk.credits('key_d') > 49 * 70, 'a reservation larger than the spending before close');
+  await ledger.close();
+  assert.equal(disk.credits('key_d'), 49 * 70);
+  assert.equal(disk.credits('key_e'), 10);
+  disk.close();
   db.close();
 
   const reopened = openSqlite(path);
   const after = new SqliteCreditLedger(reopened, new GroupCommit(reopened));
-  assert.equal(await after.spent('key_a'), 80);
-  const refused = await after.debit('key_a', 1000, 921);
-  assert.equal(refused.ok, false);
-  assert.equal(refused.remaining, 920);
+  assert.equal(await after.spent('key_d', NOON), 49 * 70);
   reopened.close();
 });
 
-test('the debits of one event-loop turn are written in one transaction', async () => {
-  const db = openSqlite(join(dir.path, 'group.db'));
-  const commits = new GroupCommit(db);
-  const ledger = new SqliteCreditLedger(db, commits);
-  let transactions = 0;
-  const counter: BatchWriter = { pending: 0, write: () => transactions++, committed() {}, failed() {} };
-  commits.add(counter);
-
-  const debits = await Promise.all(Array.from({ length: 64 }, () => ledger.debit('key_b', 1_000_000, 10)));
-  assert.equal(transactions, 1);
-  assert.ok(debits.every((d) => d.ok));
-  assert.equal(await ledger.spent('key_b'), 640);
-
-  await ledger.debit('key_b', 1_000_000, 10);
-  assert.equal(transactions, 2);
-  db.close();
+test('closing the embedded stores (a clean stop) leaves each key exactly what it spent', async () => {
+  const dataDir = join(dir.path, 'stores');
+  const stores = openEmbeddedStores(dataDir);
+  for (let i = 0; i < 20; i++) await stores.ledger.debit('key_stop', 1_000_000, 80, NOON);
+  await stores.ledger.refund('key_stop', 80, NOON);
+  await stores.close();
+  const reopened = openEmbeddedStores(dataDir);
+  assert.equal(await reopened.ledger.spent('key_stop', NOON), 19 * 80);
+  await reopened.close();
 });
 
-test('a refund is written too: after a restart the key has its credits back', async () => {
-  const path = join(dir.path, 'refund.db');
-  const db = openSqlite(path);
-  const ledger = new SqliteCreditLedger(db, new GroupCommit(db));
-  await ledger.debit('key_c', 1000, 300);
-  await ledger.refund('key_c', 300);
-  assert.equal(spentOnDisk(path, 'key_c'), 0);
-  db.close();
-});
-
-test('a debit that cannot be written is refused with 503 and leaves the balance as it was', async () => {
-  const path = join(dir.path, 'readonly.db');
-  const db = openSqlite(path);
-  const ledger = new SqliteCreditLedger(db, new GroupCommit(db));
-  await ledger.debit('key_d', 1000, 100);
-  db.exec('PRAGMA query_only = ON'); // every write now fails, as on a full or read-only disk
-  await assert.rejects(ledger.debit('key_d', 1000, 100), (error: unknown) => {
-    assert.ok(error instanceof StoreUnavailableError);
-    assert.equal(error.store, 'sqlite');
-    assert.equal(error.httpStatus, 503);
-    return true;
+test('debits inside a committed reservation are decided at once and write nothing', async () => {
+  const { db, ledger, count } = open('inside');
+  assert.equal(ledger.debitNow('key_f', 100_000, 10, NOON), undefined, 'nothing reserved yet');
+  for (let i = 0; i < 8; i++) await ledger.debit('key_f', 100_000, 10, NOON);
+  const written = count.transactions;
+  let decided = 0;
+  for (;;) {
+    const debit = ledger.debitNow('key_f', 100_000, 10, NOON);
+    if (debit === undefined) break;
+    assert.deepEqual(debit, { ok: true, remaining: 100_000 - 80 - 10 * ++decided });
+  }
+  assert.ok(decided > 0, 'the last reservation had room left');
+  assert.equal(await ledger.spent('key_f', NOON), 80 + 10 * decided);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(count.transactions, written, 'nothing was written for them');
+  // Past the reservation only the async debit can decide, and it writes a larger one.
+  assert.deepEqual(await ledger.debit('key_f', 100_000, 10, NOON), {
+    ok: true,
+    remaining: 100_000 - 90 - 10 * decided,
   });
-  assert.equal(await ledger.spent('key_d'), 100);
+  assert.equal(count.transactions, written + 1);
+  db.close();
+});
 
-  // A refund that cannot be written now is kept and written once the disk takes writes again.
-  await ledger.refund('key_d', 100);
-  assert.equal(await ledger.spent('key_d'), 0);
-  assert.equal(spentOnDisk(path, 'key_d'), 100);
-  db.exec('PRAGMA query_only = OFF');
-  await ledger.debit('key_d', 1000, 1);
-  assert.equal(spentOnDisk(path, 'key_d'), 1);
+test('a refusal and a free call are decided at once, whatever is reserved', async () => {
+  const { db, ledger, count } = open('refusal');
+  assert.deepEqual(ledger.debitNow('key_g', 100, 101, NOON), {
+    ok: false,
+    remaining: 100,
+    resetsAt: new Date(Date.UTC(2026, 4, 13)),
+  });
+  assert.deepEqual(ledger.debitNow('key_g', 100, 0, NOON), { ok: true, remaining: 100 });
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(count.transactions, 0);
+  db.close();
+});
+
+test('a busy key writes far fewer transactions than it has debits', async () => {
+  const { db, ledger, count } = open('busy');
+  for (let i = 0; i < 5000; i++) await ledger.debit('key_h', 1e12, 80, NOON);
+  for (let i = 0; i < 100; i++)
+    await Promise.all(Array.from({ length: 64 }, () => ledger.debit('key_h', 1e12, 80, NOON)));
+  assert.equal(await ledger.spent('key_h', NOON), (5000 + 6400) * 80);
+  assert.ok(count.transactions <= 20, `${count.transactions} transactions for 11 400 debits`);
+  db.close();
+});
+
+test('a crash costs a key at most one grant: the larger of the cost and 1 % of its daily limit', async () => {
+  const { path, db, ledger } = open('bound');
+  const disk = diskReader(path);
+  const limit = 200_000;
+  const cost = costs(3, 1, 900);
+  // Costs below 1 % of the limit, at paces from many per turn to one every few seconds.
+  for (let i = 0, now = NOON; i < 600; i++) {
+    now += [0, 0, 3, 250, 1500, 6000][i % 6];
+    const debit = await ledger.debit('key_i', limit, cost(), now);
+    if (!debit.ok) break;
+    const left = disk.credits('key_i') - (await ledger.spent('key_i', now));
+    assert.ok(left >= 0 && left <= limit / 100, `debit ${i}: ${left} credits reserved beyond the spending`);
+    assert.ok(disk.credits('key_i') <= limit, 'never reserved beyond the daily limit');
+  }
+  // A call dearer than 1 % of the limit reserves no more than itself.
+  await ledger.debit('key_j', limit, 1000, NOON);
+  await ledger.debit('key_j', limit, 5000, NOON);
+  assert.equal(disk.credits('key_j') - (await ledger.spent('key_j', NOON)), 0);
+  disk.close();
+  db.close();
+});
+
+test('a disk that refuses writes refuses a debit needing a new reservation with 503 and charges nothing; debits inside the reservation go on', async () => {
+  const { path, db, ledger } = open('readonly');
+  for (let i = 0; i < 4; i++) await ledger.debit('key_k', 10_000, 10, NOON); // reserves 10 + 20 + 40
+  const disk = diskReader(path);
+  const reserved = disk.credits('key_k');
+  db.exec('PRAGMA query_only = ON'); // every write now fails, as on a full or read-only disk
+  try {
+    assert.deepEqual(await ledger.debit('key_k', 10_000, 10, NOON), { ok: true, remaining: 10_000 - 50 });
+    const spent = await ledger.spent('key_k', NOON);
+    const beyond = reserved - spent + 1;
+    const held = [ledger.debit('key_k', 10_000, beyond, NOON), ledger.debit('key_k', 10_000, 1, NOON)];
+    for (const debit of held)
+      await assert.rejects(debit, (error: unknown) => {
+        assert.ok(error instanceof StoreUnavailableError);
+        assert.equal(error.store, 'sqlite');
+        assert.equal(error.httpStatus, 503);
+        return true;
+      });
+    assert.equal(await ledger.spent('key_k', NOON), spent, 'nothing charged for them');
+    assert.equal(disk.credits('key_k'), reserved);
+    assert.deepEqual(await ledger.debit('key_k', 10_000, reserved - spent, NOON), {
+      ok: true,
+      remaining: 10_000 - reserved,
+    });
+  } finally {
+    db.exec('PRAGMA query_only = OFF');
+  }
+  assert.deepEqual(await ledger.debit('key_k', 10_000, 100, NOON), {
+    ok: true,
+    remaining: 10_000 - reserved - 100,
+  });
+  assert.ok(disk.credits('key_k') >= reserved + 100);
+  disk.close();
+  db.close();
+});
+
+test('a new day starts with nothing reserved, and the last day gives back what it did not use', async () => {
+  const { path, db, ledger } = open('days');
+  const disk = diskReader(path);
+  for (let i = 0; i < 6; i++) await ledger.debit('key_l', 100_000, 25, NOON);
+  assert.ok(disk.credits('key_l') > 150);
+  const tomorrow = NOON + 86_400_000;
+  assert.deepEqual(await ledger.debit('key_l', 100_000, 25, tomorrow), { ok: true, remaining: 100_000 - 25 });
+  assert.equal(disk.credits('key_l'), 150, 'yesterday written as its exact spending');
+  assert.ok(disk.credits('key_l', '2026-05-13') >= 25);
+  assert.equal(await ledger.spent('key_l', tomorrow), 25);
+  disk.close();
   db.close();
 });
 
 test('a cost that is not a count of credits is refused before it reaches the balance', async () => {
   const db = openSqlite(':memory:');
   const ledger = new SqliteCreditLedger(db, new GroupCommit(db));
-  for (const cost of [Number.NaN, -1, 1.5, Number.POSITIVE_INFINITY])
-    await assert.rejects(ledger.debit('key_e', 1000, cost), RangeError);
-  assert.equal(await ledger.spent('key_e'), 0);
+  for (const cost of [Number.NaN, -1, 1.5, Number.POSITIVE_INFINITY]) {
+    await assert.rejects(ledger.debit('key_m', 1000, cost), RangeError);
+    assert.throws(() => ledger.debitNow('key_m', 1000, cost), RangeError);
+    await assert.rejects(ledger.refund('key_m', cost), RangeError);
+  }
+  assert.equal(await ledger.spent('key_m'), 0);
   db.close();
 });
 
 test('a database of the previous version starts its balances from the usage it recorded', async () => {
   const stores = openEmbeddedStores(dir.path);
-  stores.usage.record('key_f', 'eth_call', 80);
+  stores.usage.record('key_n', 'eth_call', 80);
   await stores.close();
   // Simulate the previous schema: no credits_spent table, user_version one step back.
   const old = openSqlite(join(dir.path, 'gateway.db'));
@@ -123,27 +290,24 @@ test('a database of the previous version starts its balances from the usage it r
   old.exec('PRAGMA user_version = 3');
   old.close();
   const upgraded = openEmbeddedStores(dir.path);
-  assert.equal(await upgraded.ledger.spent('key_f'), 80);
+  assert.equal(await upgraded.ledger.spent('key_n'), 80);
   await upgraded.close();
 });
 
-test('a usage row SQLite refuses is dropped and reported, and the debits committed with it still go through', async () => {
-  const path = join(dir.path, 'bad-row.db');
-  const db = openSqlite(path);
-  const commits = new GroupCommit(db);
-  const ledger = new SqliteCreditLedger(db, commits);
+test('a usage row SQLite refuses is dropped and reported, and the reservation committed with it still goes through', async () => {
+  const { path, db, commits, ledger } = open('bad-row');
   const errors: Error[] = [];
   const usage = new SqliteUsageRecorder(db, 60_000, commits, (error) => errors.push(error));
-  usage.record('key_g', 'eth_call', 80);
-  usage.record('key_g', 'broken', Number.NaN); // NaN is bound as NULL: NOT NULL constraint
-  const debit = ledger.debit('key_g', 1000, 80);
-  await usage.flush(); // one transaction: the debit and the usage rows
+  usage.record('key_o', 'eth_call', 80);
+  usage.record('key_o', 'broken', Number.NaN); // NaN is bound as NULL: NOT NULL constraint
+  const debit = ledger.debit('key_o', 1000, 80, NOON);
+  await usage.flush(); // one transaction: the reservation and the usage rows
   assert.deepEqual(await debit, { ok: true, remaining: 920 });
-  assert.equal(spentOnDisk(path, 'key_g'), 80);
+  assert.equal(diskReader(path).credits('key_o'), 80);
   assert.equal(errors.length, 1);
   assert.match(errors[0].message, /NOT NULL/);
   assert.deepEqual(
-    (await usage.usage({ keyId: 'key_g' })).map((r) => [r.method, r.credits]),
+    (await usage.usage({ keyId: 'key_o' })).map((r) => [r.method, r.credits]),
     [['eth_call', 80]],
   );
   await usage.close();
@@ -154,18 +318,18 @@ test('usage that cannot be written while the disk refuses writes is kept and wri
   const db = openSqlite(join(dir.path, 'usage-readonly.db'));
   const errors: Error[] = [];
   const usage = new SqliteUsageRecorder(db, 60_000, new GroupCommit(db), (error) => errors.push(error));
-  usage.record('key_h', 'eth_call', 80);
-  usage.record('key_h', 'eth_call', 80, -32000);
+  usage.record('key_p', 'eth_call', 80);
+  usage.record('key_p', 'eth_call', 80, -32000);
   db.exec('PRAGMA query_only = ON');
   await assert.rejects(usage.flush(), StoreUnavailableError);
   assert.ok(errors.length >= 1);
   db.exec('PRAGMA query_only = OFF');
   assert.deepEqual(
-    (await usage.usage({ keyId: 'key_h' })).map((r) => [r.method, r.requests, r.credits]),
+    (await usage.usage({ keyId: 'key_p' })).map((r) => [r.method, r.requests, r.credits]),
     [['eth_call', 2, 160]],
   );
   assert.deepEqual(
-    (await usage.errors({ keyId: 'key_h' })).map((e) => [e.code, e.count]),
+    (await usage.errors({ keyId: 'key_p' })).map((e) => [e.code, e.count]),
     [[-32000, 1]],
   );
   await usage.close();

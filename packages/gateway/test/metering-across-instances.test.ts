@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { serviceUrl } from '@portico/testkit';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import { RedisCreditLedger } from '../src/credits/redis-credit-ledger.ts';
 import { RedisRateLimiter } from '../src/credits/redis-rate-limiter.ts';
 import { GatewayError } from '../src/rpc/errors.ts';
@@ -51,6 +51,86 @@ describe('shared Redis metering', { skip: redisService.skip }, () => {
     assert.deepEqual(refused, { ok: false, remaining: 6, resetsAt: new Date(MIDNIGHT_AFTER) });
   });
 
+  test('the debits of one event-loop turn through one instance go out as one Redis call, each decided in order', async () => {
+    const client = await connect();
+    const ledger = new RedisCreditLedger(client, { keyPrefix: prefix });
+    await ledger.debit('key_warm', 100, 1, NOON); // Redis learns the script (EVALSHA, then EVAL once)
+    // What Redis itself was sent, from a MONITOR connection; a marker sent after the debits on the
+    // same connection tells when every command before it has been seen.
+    const monitor = await new Redis(redisService.url!, { lazyConnect: true }).monitor(); // its own connection
+    const counter = `${prefix}credits:key_turn:${DAY}`;
+    const marker = `${prefix}marker`;
+    const calls: string[][] = [];
+    const seen = new Promise<void>((resolve) =>
+      monitor.on('monitor', (_time: string, args: string[], source: string) => {
+        if (source === 'lua') return; // the commands the script runs inside Redis
+        if (args.includes(counter)) calls.push(args);
+        if (args.includes(marker)) resolve();
+      }),
+    );
+    try {
+      const costs = Array.from({ length: 100 }, (_, i) => 7 + (i % 3));
+      const results = await Promise.all(costs.map((cost) => ledger.debit('key_turn', 500, cost, NOON)));
+      await client.exists(marker);
+      await seen;
+      assert.equal(calls.length, 1, `Redis calls naming the counter: ${calls.map((c) => c[0]).join(', ')}`);
+      assert.equal(calls[0][0].toLowerCase(), 'evalsha');
+      // In order: each debit saw the ones before it; the first refusal is where the limit was reached.
+      let spent = 0;
+      for (const [i, result] of results.entries()) {
+        if (spent + costs[i] <= 500) {
+          spent += costs[i];
+          assert.deepEqual(result, { ok: true, remaining: 500 - spent }, `debit ${i}`);
+        } else
+          assert.deepEqual(result, { ok: false, remaining: 500 - spent, resetsAt: new Date(MIDNIGHT_AFTER) });
+      }
+      assert.equal(await ledger.spent('key_turn', NOON), spent);
+    } finally {
+      monitor.disconnect();
+    }
+  });
+
+  test('two instances racing on one key in the same turns spend exactly up to its daily limit, never beyond', async () => {
+    const ledgers = await Promise.all(
+      [1, 2].map(async () => new RedisCreditLedger(await connect(), { keyPrefix: prefix })),
+    );
+    const costs = Array.from({ length: 400 }, (_, i) => 1 + ((i * 37) % 23));
+    const limit = 2500;
+    const results = await Promise.all(
+      costs.map((cost, i) => ledgers[i % 2].debit('key_two', limit, cost, NOON)),
+    );
+    const charged = results.reduce((sum, r, i) => sum + (r.ok ? costs[i] : 0), 0);
+    assert.equal(await ledgers[1].spent('key_two', NOON), charged);
+    assert.ok(charged <= limit);
+    // Exact: a debit was refused only when it did not fit any more, and every charge took its own credits.
+    for (const [i, result] of results.entries())
+      if (!result.ok)
+        assert.ok(
+          result.remaining < costs[i],
+          `debit ${i} of ${costs[i]} refused with ${result.remaining} left`,
+        );
+    const after = results.flatMap((r) => (r.ok ? [limit - r.remaining] : []));
+    assert.equal(new Set(after).size, after.length);
+    assert.equal(Math.max(...after), charged);
+    assert.ok(
+      results.some((r) => !r.ok),
+      'the limit was reached',
+    );
+  });
+
+  test('a cost that is not a count of credits is refused alone: the rest of its turn is debited', async () => {
+    const ledger = new RedisCreditLedger(await connect(), { keyPrefix: prefix });
+    const [good, bad, alsoGood] = await Promise.allSettled([
+      ledger.debit('key_cost', 100, 10, NOON),
+      ledger.debit('key_cost', 100, Number.NaN, NOON),
+      ledger.debit('key_cost', 100, 10, NOON),
+    ]);
+    assert.deepEqual(good, { status: 'fulfilled', value: { ok: true, remaining: 90 } });
+    assert.equal(bad.status, 'rejected');
+    assert.ok((bad as PromiseRejectedResult).reason instanceof RangeError);
+    assert.deepEqual(alsoGood, { status: 'fulfilled', value: { ok: true, remaining: 80 } });
+  });
+
   test('balances are per UTC day, expire after their day, and refunds never go below zero', async () => {
     const client = await connect();
     const ledger = new RedisCreditLedger(client, { keyPrefix: prefix });
@@ -94,6 +174,11 @@ describe('shared Redis metering', { skip: redisService.skip }, () => {
     assert.ok(refused instanceof GatewayError);
     assert.equal(refused.kind, 'storeUnavailable');
     assert.equal(refused.httpStatus, 503);
+    const turn = await Promise.allSettled([1, 2, 3].map(() => ledger.debit('key_closed', 100, 10, NOON)));
+    assert.ok(
+      turn.every((t) => t.status === 'rejected' && (t.reason as GatewayError).kind === 'storeUnavailable'),
+      'every debit of a turn is refused',
+    );
     await assert.rejects(limiter.take('key_closed', 1, 5, NOON), GatewayError);
     await ledger.refund('key_closed', 10, NOON); // never throws
     proxy.restore();
@@ -113,9 +198,12 @@ describe('shared Redis metering', { skip: redisService.skip }, () => {
     const limiter = new RedisRateLimiter(client, { keyPrefix: prefix, failure: 'open' });
     assert.deepEqual(await ledger.debit('key_open', 100, 30, NOON), { ok: true, remaining: 70 });
     proxy.cut();
-    assert.deepEqual(await ledger.debit('key_open', 100, 30, NOON), { ok: true, remaining: 40 });
-    assert.deepEqual(await ledger.debit('key_open', 100, 30, NOON), { ok: true, remaining: 10 });
-    assert.equal((await ledger.debit('key_open', 100, 30, NOON)).ok, false, 'the limit holds locally too');
+    const turn = await Promise.all([1, 2, 3].map(() => ledger.debit('key_open', 100, 30, NOON)));
+    assert.deepEqual(turn.slice(0, 2), [
+      { ok: true, remaining: 40 },
+      { ok: true, remaining: 10 },
+    ]);
+    assert.equal(turn[2].ok, false, 'the limit holds locally too, in order within a turn');
     assert.equal(await ledger.spent('key_open', NOON), 90);
     assert.deepEqual(await limiter.take('key_open', 3, 5, NOON), { ok: true });
     assert.equal((await limiter.take('key_open', 3, 5, NOON)).ok, false, 'the cap holds per instance');

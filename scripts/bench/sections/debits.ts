@@ -1,4 +1,5 @@
-// The `debits` section: balances in memory against debits committed to SQLite, per request and alone.
+// The `debits` section (balances in memory against crash-safe SQLite reservations, per request
+// with wrk) and the `ledgers` section (the debit alone, per ledger, without HTTP).
 import {
   type CreditLedger,
   type GatewayStores,
@@ -6,16 +7,18 @@ import {
   MemoryCreditLedger,
   MemoryRateLimiter,
   openSqlite,
+  RedisCreditLedger,
   SqliteCreditLedger,
   SqliteKeyStore,
   SqliteUsageRecorder,
 } from '@portico/gateway';
+import { Redis } from 'ioredis';
 import { median, ROUNDS, type Row } from '../common.ts';
 
-export const BEFORE = 'balances in memory (before)';
-export const AFTER = 'debits committed to SQLite (after)';
+export const BEFORE = 'balances in memory (not crash-safe)';
+export const AFTER = 'SQLite reservations (crash-safe)';
 
-/** The embedded stores as they were before debits were written: balances in memory only. */
+/** The embedded stores without crash-safe balances: balances in memory only. */
 export function inMemoryBalances(path: string): GatewayStores {
   const db = openSqlite(path);
   const usage = new SqliteUsageRecorder(db);
@@ -35,60 +38,146 @@ export function inMemoryBalances(path: string): GatewayStores {
   };
 }
 
-type DebitCost = { ledger: string; perTurn: number; microseconds: number };
+type DebitCost = {
+  ledger: string;
+  perTurn: number;
+  /** CPU time of this process per debit, µs (the request path's share). */
+  microseconds: number;
+  /** Wall-clock time per debit, µs (for Redis: the round trip shared by the turn's debits). */
+  wallMicroseconds: number;
+  /** Redis's own CPU per debit, µs (from INFO: other clients of the same Redis count too). */
+  redisMicroseconds?: number;
+};
 
-/** The debit alone, without HTTP: µs per debit, one per turn and 64 issued in the same turn. */
-export async function benchDebits(path: string): Promise<DebitCost[]> {
+const MEMORY = BEFORE;
+const RESERVED = AFTER;
+const REDIS = 'Redis, one script call per turn';
+
+/** A debit as the request path makes it: decided at once when the ledger can, awaited otherwise. */
+const charge = (ledger: CreditLedger, keyId: string, limit: number, cost: number) =>
+  ledger.debitNow?.(keyId, limit, cost) ?? ledger.debit(keyId, limit, cost);
+
+/** Redis's CPU seconds so far (user + system), from INFO. */
+async function redisCpu(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu');
+  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+  return field('used_cpu_user') + field('used_cpu_sys');
+}
+
+/**
+ * The debit alone, without HTTP: µs per debit, one per turn and 64 issued in the same turn, each
+ * made as the request path makes it (`debitNow` first, `debit` awaited only when it cannot say).
+ * A daily limit of 100 M credits: a key's reservation is at most 1 % of it, 100 000 debits of 10.
+ */
+export async function benchDebits(path: string, redisUrl?: string): Promise<DebitCost[]> {
   const db = openSqlite(path);
   const ledgers: [string, CreditLedger][] = [
-    [BEFORE, new MemoryCreditLedger()],
-    [AFTER, new SqliteCreditLedger(db, new GroupCommit(db))],
+    [MEMORY, new MemoryCreditLedger()],
+    [RESERVED, new SqliteCreditLedger(db, new GroupCommit(db))],
   ];
+  const prefix = `bench-ledger-${Date.now()}:`;
+  const redis = redisUrl ? new Redis(redisUrl, { lazyConnect: true }) : undefined;
+  if (redis) {
+    await redis.connect();
+    ledgers.push([REDIS, new RedisCreditLedger(redis, { keyPrefix: prefix })]);
+  }
   const results: DebitCost[] = [];
+  let round = 0;
   for (const perTurn of [1, 64]) {
     const runs = Math.ceil(20_000 / perTurn);
     // CPU time of the process (µs per debit): less disturbed by other work on a shared machine.
-    const time = async (ledger: CreditLedger, keyId: string) => {
+    const time = async (name: string, ledger: CreditLedger) => {
+      // A key of its own per round: each starts with nothing reserved, as after a start.
+      const keyId = `bench-${perTurn}-${round++}`;
+      const redisBefore = name === REDIS && redis ? await redisCpu(redis) : 0;
       const started = process.cpuUsage();
+      const wallStarted = performance.now();
       for (let i = 0; i < runs; i++)
-        await Promise.all(Array.from({ length: perTurn }, () => ledger.debit(keyId, 1e15, 10)));
+        await Promise.all(Array.from({ length: perTurn }, () => charge(ledger, keyId, 1e8, 10)));
+      const wall = performance.now() - wallStarted;
       const used = process.cpuUsage(started);
-      return (used.user + used.system) / (runs * perTurn);
+      const debits = runs * perTurn;
+      return {
+        cpu: (used.user + used.system) / debits,
+        wall: (wall * 1000) / debits,
+        redis: name === REDIS && redis ? (((await redisCpu(redis)) - redisBefore) * 1e6) / debits : undefined,
+      };
     };
-    const samples = new Map<string, number[]>(ledgers.map(([name]) => [name, []]));
-    for (const [, ledger] of ledgers) await time(ledger, 'warm-up');
+    const samples = new Map<string, Awaited<ReturnType<typeof time>>[]>(ledgers.map(([name]) => [name, []]));
+    for (const [name, ledger] of ledgers) await time(name, ledger); // warm-up
     // Alternated rounds, the median of each: the machine is shared.
-    for (let round = 0; round < ROUNDS; round++)
-      for (const [name, ledger] of ledgers) samples.get(name)!.push(await time(ledger, `bench-${perTurn}`));
+    for (let r = 0; r < ROUNDS; r++)
+      for (const [name, ledger] of ledgers) samples.get(name)!.push(await time(name, ledger));
     for (const [name] of ledgers) {
-      const microseconds = median(samples.get(name)!);
-      results.push({ ledger: name, perTurn, microseconds });
+      const of = samples.get(name)!;
+      const cost: DebitCost = {
+        ledger: name,
+        perTurn,
+        microseconds: median(of.map((s) => s.cpu)),
+        wallMicroseconds: median(of.map((s) => s.wall)),
+        redisMicroseconds: name === REDIS ? median(of.map((s) => s.redis ?? 0)) : undefined,
+      };
+      results.push(cost);
       console.log(
-        `debit, ${name.padEnd(36)} ${String(perTurn).padStart(2)} per turn ${microseconds.toFixed(2)} µs`,
+        `debit, ${name.padEnd(36)} ${String(perTurn).padStart(2)} per turn: CPU ${cost.microseconds.toFixed(2)} µs, wall ${cost.wallMicroseconds.toFixed(2)} µs${cost.redisMicroseconds === undefined ? '' : `, Redis CPU ${cost.redisMicroseconds.toFixed(2)} µs`}`,
       );
     }
   }
   db.close();
+  if (redis) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length) await redis.del(...keys);
+    } while (cursor !== '0');
+    redis.disconnect();
+  }
   return results;
 }
 
-export function durableSection(rows: Row[], debits: DebitCost[]): string[] {
+/** The `ledgers` section: the debit alone, per ledger (no HTTP, no wrk). */
+export function ledgersSection(debits: DebitCost[]): string[] {
+  const names = [...new Set(debits.map((d) => d.ledger))];
+  const of = (ledger: string, perTurn: number) =>
+    debits.find((d) => d.ledger === ledger && d.perTurn === perTurn)!;
+  const cell = (d: DebitCost) =>
+    `${d.microseconds.toFixed(2)} (wall ${d.wallMicroseconds.toFixed(2)}${d.redisMicroseconds === undefined ? '' : `; Redis ${d.redisMicroseconds.toFixed(2)}`})`;
+  return [
+    '## The debit alone, per ledger',
+    '',
+    'No HTTP: debits in a loop in the bench process, made as the request path makes them (`debitNow` first,',
+    '`debit` awaited when the ledger cannot decide at once), one per turn or 64 issued together, a daily limit',
+    `of 100 M credits, a fresh key per round, the median of ${ROUNDS} alternated rounds. CPU µs per debit is the`,
+    "CPU time of the bench process per debit (the request path's share); wall is the elapsed time per debit;",
+    "for Redis, Redis's own CPU per debit from `INFO cpu` (its other clients count too). SQLite reservations:",
+    "a debit inside the key's reservation is decided in memory and writes nothing; the reservation grows by",
+    'grants committed with the group commit (at most 1 % of the daily limit each). Redis: the debits of a turn',
+    'go out as one script call.',
+    '',
+    '| ledger | 1 debit per turn: CPU µs (wall; Redis) | 64 debits per turn: CPU µs (wall; Redis) |',
+    '|---|---|---|',
+    ...names.map((name) => `| ${name} | ${cell(of(name, 1))} | ${cell(of(name, 64))} |`),
+    '',
+  ];
+}
+
+export function durableSection(rows: Row[]): string[] {
   const find = (target: string, clients: number) =>
     rows.find((r) => r.target === target && r.clients === clients)!;
   const added = (clients: number) => find(AFTER, clients).cpuUs - find(BEFORE, clients).cpuUs;
-  const debit = (ledger: string, perTurn: number) =>
-    debits.find((d) => d.ledger === ledger && d.perTurn === perTurn)!.microseconds;
   return [
-    '## Crash-safe debits: cost per request before and after',
+    '## Crash-safe debits: cost per request',
     '',
-    'Before: balances in memory, rebuilt at start from a usage record flushed every 500 ms (a SIGKILL gave',
-    'back the credits of calls answered since the last flush). After: each debit is committed to SQLite',
-    '(WAL, `synchronous = NORMAL`) before the request is forwarded, the debits of one event-loop turn in',
-    'one transaction. Both gateways keep their SQLite file on disk, cache off, the request of the main',
-    `table; before and after alternate over ${ROUNDS} rounds in the same run, each figure the median of`,
-    'its rounds. CPU µs per request is the CPU time (user + system) of the process the gateways run in',
-    'divided by the requests answered: the cost of one request, and much less disturbed than req/s by',
-    'other work on a shared machine.',
+    'Balances in memory only (rebuilt at start from a usage record flushed every 500 ms: a SIGKILL gives',
+    'back the credits of calls answered since the last flush), against the crash-safe embedded ledger: each',
+    'key holds a reservation committed to SQLite (WAL, `synchronous = NORMAL`) that is never below what it',
+    'answered, a debit inside it is decided in memory, and the reservation grows by grants (at most 1 % of',
+    'the daily limit) committed with the group commit. Both gateways keep their SQLite file on disk, cache',
+    `off, the request of the main table; the two alternate over ${ROUNDS} rounds in the same run, each figure`,
+    'the median of its rounds. CPU µs per request is the CPU time (user + system) of the process the',
+    'gateways run in divided by the requests answered: the cost of one request, and much less disturbed than',
+    'req/s by other work on a shared machine.',
     '',
     '| balances | clients | req/s | p50 ms | p99 ms | CPU µs per request (rounds) |',
     '|---|---|---|---|---|---|',
@@ -100,15 +189,7 @@ export function durableSection(rows: Row[], debits: DebitCost[]): string[] {
       }),
     ),
     '',
-    `Added per request (medians): ${added(1).toFixed(1)} µs of CPU with 1 client, where every request pays a commit of its own; ${added(64).toFixed(1)} µs with 64 clients, where the debits of many requests share one commit (compare with the spread of the rounds).`,
-    '',
-    'The debit alone (no HTTP, same process), CPU µs per debit:',
-    '',
-    '| ledger | 1 debit per turn | 64 debits per turn |',
-    '|---|---|---|',
-    ...[BEFORE, AFTER].map(
-      (name) => `| ${name} | ${debit(name, 1).toFixed(2)} | ${debit(name, 64).toFixed(2)} |`,
-    ),
+    `Added per request (medians): ${added(1).toFixed(1)} µs of CPU with 1 client, ${added(64).toFixed(1)} µs with 64 clients (compare with the spread of the rounds). The debit alone: the \`ledgers\` section.`,
     '',
   ];
 }

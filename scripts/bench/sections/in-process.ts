@@ -65,9 +65,9 @@ export async function inProcessSections(
   };
   try {
     if (runs('debits')) {
-      // Balances before (in memory, rebuilt at start from usage flushed every 500 ms) and after (each
-      // debit committed to SQLite before forwarding, one transaction per event-loop turn), both with
-      // their SQLite file on disk and the cache off.
+      // Balances in memory only (rebuilt at start from usage flushed every 500 ms) against the
+      // crash-safe embedded ledger (reservations committed to SQLite, debits inside them decided in
+      // memory), both with their SQLite file on disk and the cache off.
       const memoryStores = inMemoryBalances(join(dir, 'before.db'));
       closeStores.push(memoryStores.close);
       const beforeUrl = await open('before', { networks: [network(false)] }, memoryStores);

@@ -39,7 +39,7 @@ export class MemoryCreditLedger implements CreditLedger {
     this.refundNow(keyId, cost, now);
   }
 
-  refundNow(keyId: string, cost: number, now: number) {
+  refundNow(keyId: string, cost: number, now = Date.now()) {
     const entry = this.entry(keyId, now);
     entry.spent = Math.max(0, entry.spent - cost);
   }

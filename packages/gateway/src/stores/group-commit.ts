@@ -18,8 +18,8 @@ export type BatchWriter = {
 /**
  * Group commit for one SQLite connection: every writer's pending rows go into one transaction at
  * the end of the event-loop turn in which a commit was asked for (setImmediate runs after the poll
- * phase, so the debits of every request read in that turn share one commit). The request path pays
- * one commit per turn instead of one per request; a single statement is its own transaction.
+ * phase, so the reservations asked for by every request read in that turn share one commit): at
+ * most one commit per turn instead of one per request; a single statement is its own transaction.
  *
  * A commit is durable against a crash of the process (SIGKILL, OOM): with WAL and
  * `synchronous = NORMAL` the commit is in the operating system's hands when it returns; a power

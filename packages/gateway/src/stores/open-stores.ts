@@ -27,8 +27,8 @@ export type GatewayStores = {
 };
 
 /**
- * The embedded stores: keys, usage and balances in SQLite under `dataDir` (or in memory). Debits
- * and usage share one transaction per event-loop turn (group commit).
+ * The embedded stores: keys, usage and balances in SQLite under `dataDir` (or in memory). The
+ * balances' reservations and the usage counts are written in the same transactions (group commit).
  */
 export function openEmbeddedStores(
   dataDir: string | undefined,

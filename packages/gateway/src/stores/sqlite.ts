@@ -34,8 +34,8 @@ const MIGRATIONS = [
   `ALTER TABLE api_keys ADD COLUMN project TEXT NOT NULL DEFAULT 'default';
    ALTER TABLE api_keys ADD COLUMN credits_per_second INTEGER`,
   `ALTER TABLE api_keys ADD COLUMN settings TEXT NOT NULL DEFAULT '{}'`,
-  // Balances written before each request is forwarded (they survive a crash); seeded from the
-  // usage a database of an earlier version recorded.
+  // Balances that survive a crash: each key's reservation, never below what it spent (see
+  // SqliteCreditLedger); seeded from the usage a database of an earlier version recorded.
   `CREATE TABLE credits_spent (
      key_id TEXT NOT NULL,
      day TEXT NOT NULL,

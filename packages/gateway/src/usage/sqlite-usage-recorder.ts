@@ -5,9 +5,9 @@ import type { ErrorRow, UsageRecorder, UsageRow } from './usage-recorder.ts';
 
 /**
  * Usage per key, method and UTC day in SQLite. Counts are summed in memory and written every
- * `flushMs` (in the group commit of that turn, beside any debits), so the request path never
- * waits for them and a commit of debits does not pay for them each turn. A crash loses at most
- * the counts of the last `flushMs`, never a balance (see SqliteCreditLedger).
+ * `flushMs` (in the group commit of that turn, beside any credit reservations), so the request
+ * path never waits for them and a commit of reservations does not pay for them each turn. A crash
+ * loses at most the counts of the last `flushMs`, never a balance (see SqliteCreditLedger).
  */
 export class SqliteUsageRecorder implements UsageRecorder, BatchWriter {
   private rows = new Map<string, UsageRow>();
