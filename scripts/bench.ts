@@ -4,6 +4,7 @@
 // and a CPU profile of the gateway, measured with wrk in one run. Writes docs/benchmarks.md.
 // `npm run bench -- --only distinct,replay` runs some sections and prints them without writing.
 // Needs Debian's nginx and wrk (apt-get install -y nginx-light wrk); says what it skips without.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,6 +51,8 @@ async function main() {
     console.error(message);
     results.skipped.push(message);
   }
+  // The gateways under test run the built packages, as users run them (incremental: about a second).
+  execFileSync(process.execPath, [new URL('build.mjs', import.meta.url).pathname], { stdio: 'inherit' });
   const dir = mkdtempSync(join(tmpdir(), 'portico-bench-'));
   const sections: string[] = [];
   const wrkSection = (name: string) => runs(name) && haveWrk;

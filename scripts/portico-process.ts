@@ -1,4 +1,5 @@
-// `portico start` as a user runs it, in a process of its own, for the benchmarks.
+// `portico start` as a user runs it, in a process of its own, for the benchmarks: the built package
+// (packages/cli/dist, compiled JavaScript), not the TypeScript sources; `npm run bench` builds first.
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -43,7 +44,7 @@ export async function startPorticoProcess(options: {
       ],
     }),
   );
-  const bin = new URL('../packages/cli/bin/portico.mjs', import.meta.url).pathname;
+  const bin = new URL('../packages/cli/dist/bin.js', import.meta.url).pathname;
   const workers = options.workers === undefined ? [] : ['--workers', String(options.workers)];
   const child = spawn(
     process.execPath,

@@ -53,24 +53,29 @@ export const SHARED_METERING = 'Portico gateway, Redis + PostgreSQL metering';
 export const WORKERS = 'Portico gateway, `--workers 2`, shared stores';
 
 export function log(target: string, clients: number, r: WrkResult) {
+  const cpu = r.targetCpuUs === undefined ? '' : `  ${r.targetCpuUs.toFixed(1)} µs CPU/request`;
   console.log(
-    `${target.padEnd(52)} c=${String(clients).padEnd(3)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(3)} ms  p99 ${r.p99.toFixed(3)} ms`,
+    `${target.padEnd(52)} c=${String(clients).padEnd(3)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(3)} ms  p99 ${r.p99.toFixed(3)} ms${cpu}`,
   );
 }
 
-export function wrk(url: string, clients: number, script: string, seconds = DURATION) {
-  return runWrk(url, clients, script, seconds);
+/** A CPU-per-request figure for a table: µs, or — when the platform has no /proc. */
+export const cpuOf = (r: WrkResult) => (r.targetCpuUs === undefined ? '—' : r.targetCpuUs.toFixed(1));
+
+export function wrk(url: string, clients: number, script: string, seconds = DURATION, pid?: number) {
+  return runWrk(url, clients, script, seconds, pid);
 }
 
-/** A warm-up run (not recorded), then the measured one. */
+/** A warm-up run (not recorded), then the measured one; with `pid`, that process's CPU per request too. */
 export async function measure(
   target: string,
   url: string,
   script: string,
   clients: number,
+  pid?: number,
 ): Promise<WrkResult> {
   await wrk(url, clients, script, WARMUP);
-  const result = await wrk(url, clients, script);
+  const result = await wrk(url, clients, script, DURATION, pid);
   log(target, clients, result);
   return result;
 }

@@ -1,7 +1,7 @@
 // wrk runs for the benchmarks: one run against a URL with a Lua script, parsed into req/s and
 // latency percentiles.
 import { execFile, execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -14,7 +14,23 @@ export type WrkResult = {
   requests: number;
   /** CPU time of this process (where in-process gateways run) per request answered, µs. */
   cpuUs: number;
+  /** CPU time of the target's own process per request answered, µs (`pid` given, Linux only). */
+  targetCpuUs?: number;
 };
+
+/** User + system CPU time of a process so far, µs, from /proc (undefined where there is none). */
+export function processCpuUs(pid: number): number | undefined {
+  try {
+    // Fields 14 and 15 (utime, stime) in clock ticks, counted after the command name's parenthesis.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+/** USER_HZ, which Linux fixes at 100 for /proc on every architecture Node runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
 
 export function hasTool(tool: string): boolean {
   try {
@@ -25,14 +41,19 @@ export function hasTool(tool: string): boolean {
   }
 }
 
-/** One wrk run; asynchronous on purpose: a gateway under test may run in this process. */
+/**
+ * One wrk run; asynchronous on purpose: a gateway under test may run in this process. With `pid`,
+ * the CPU time that process used during the run is counted too.
+ */
 export async function runWrk(
   url: string,
   clients: number,
   script: string,
   seconds: number,
+  pid?: number,
 ): Promise<WrkResult> {
   const cpu = process.cpuUsage();
+  const targetBefore = pid === undefined ? undefined : processCpuUs(pid);
   const { stdout: out } = await execFileAsync('wrk', [
     '-t',
     clients > 1 ? '2' : '1',
@@ -46,6 +67,7 @@ export async function runWrk(
     url,
   ]);
   const used = process.cpuUsage(cpu);
+  const targetAfter = pid === undefined ? undefined : processCpuUs(pid);
   if (process.env.BENCH_DEBUG) console.log(out);
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
   const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
@@ -59,7 +81,16 @@ export async function runWrk(
   if (errors) throw new Error(`${url}: ${errors[1]} non-2xx responses`);
   const socketErrors = /Socket errors: (.*)/.exec(out);
   if (socketErrors) console.warn(`${url}: socket errors: ${socketErrors[1]}`);
-  return { rps, p50: ms('50%'), p99: ms('99%'), requests, cpuUs: (used.user + used.system) / requests };
+  const result: WrkResult = {
+    rps,
+    p50: ms('50%'),
+    p99: ms('99%'),
+    requests,
+    cpuUs: (used.user + used.system) / requests,
+  };
+  if (targetBefore !== undefined && targetAfter !== undefined)
+    result.targetCpuUs = (targetAfter - targetBefore) / requests;
+  return result;
 }
 
 let scripts = 0;
