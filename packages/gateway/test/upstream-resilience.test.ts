@@ -183,6 +183,32 @@ describe('finality-aware cache', () => {
     );
   });
 
+  test('logs of a range fixed by numbers are cached; a range ending at latest or past every head is not', async () => {
+    const client = createTestClient({ chain: foundry, mode: 'anvil', transport: http(anvil.url) });
+    await client.mine({ blocks: 2 });
+    const reader = createPublicClient({ chain: foundry, transport: http(anvil.url) });
+    const head = Number(await reader.getBlockNumber());
+    // The gateway learns the head from its polls (every 100 ms here): wait until it knows this one.
+    await rpc(url, 'eth_getBlockByNumber', [`0x${head.toString(16)}`, false]);
+    const fixed = { fromBlock: '0x1', toBlock: `0x${head.toString(16)}` };
+    const miss = await rpc(url, 'eth_getLogs', [fixed]);
+    const hit = await rpc(url, 'eth_getLogs', [fixed]);
+    assert.equal(miss.cache, 'MISS');
+    assert.equal(hit.cache, 'HIT');
+    assert.deepEqual(hit.body.result, miss.body.result);
+    for (const open of [{ fromBlock: '0x1', toBlock: 'latest' }, { fromBlock: '0x1' }]) {
+      await rpc(url, 'eth_getLogs', [open]);
+      assert.equal((await rpc(url, 'eth_getLogs', [open])).cache, 'BYPASS', JSON.stringify(open));
+    }
+    const ahead = { fromBlock: '0x1', toBlock: `0x${(head + 1000).toString(16)}` };
+    await rpc(url, 'eth_getLogs', [ahead]);
+    assert.equal(
+      (await rpc(url, 'eth_getLogs', [ahead])).cache,
+      'MISS',
+      'logs up to a future block may still grow',
+    );
+  });
+
   test('errors are never cached', async () => {
     const reverting = { data: '0x60006000fd' }; // init code that reverts with empty data
     const a = await rpc(url, 'eth_call', [reverting, '0x1']);

@@ -70,7 +70,13 @@ export async function forward(
     if (stale) return finished(network, rule, params, stale.reply, 'STALE');
     throw error;
   }
-  if (decision.cacheable && network.cache && reply.ok && !reply.result.isNull) {
+  if (
+    decision.cacheable &&
+    network.cache &&
+    reply.ok &&
+    !reply.result.isNull &&
+    !beyondKnownHead(network, decision.block)
+  ) {
     const block = decision.block ?? hooks.blockOfResult?.(reply.result.value);
     const final = decision.alwaysFinal === true || (block !== undefined && block <= network.heads.finalized);
     network.cache.set(key, { reply, block }, final);
@@ -79,6 +85,16 @@ export async function forward(
 }
 
 const NOT_CACHEABLE: CacheDecision = { cacheable: false };
+
+/**
+ * A block no upstream had reached at its last poll: what the node answered for it (logs of a
+ * range up to it, say) may still grow, so it is not cached. Nothing is known before the first poll.
+ */
+function beyondKnownHead(network: Network, block: number | undefined): boolean {
+  if (block === undefined) return false;
+  const best = network.upstreams.bestHead();
+  return best >= 0 && block > best;
+}
 
 /** The method's `finish` on a result, the kind's error shape on an error. */
 function finished(

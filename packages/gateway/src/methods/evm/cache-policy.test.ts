@@ -37,6 +37,27 @@ test('eth_call is cacheable at a fixed block (number, hash or EIP-1898 object), 
   assert.deepEqual(evmCacheDecision('eth_call', [call]), { cacheable: false });
 });
 
+test('eth_getLogs is cacheable over a range fixed by numbers, at its last block; tags and open ranges are not', () => {
+  const logs = (filter: Record<string, unknown>) => evmCacheDecision('eth_getLogs', [filter]);
+  assert.deepEqual(logs({ fromBlock: '0x1', toBlock: '0xa' }), { cacheable: true, block: 10 });
+  assert.deepEqual(logs({ fromBlock: 'earliest', toBlock: '0x2', address: `0x${'11'.repeat(20)}` }), {
+    cacheable: true,
+    block: 2,
+  });
+  assert.deepEqual(logs({ blockHash: HASH }), { cacheable: true });
+  for (const filter of [
+    {},
+    { fromBlock: '0x1' },
+    { fromBlock: '0x1', toBlock: 'latest' },
+    { fromBlock: 'safe', toBlock: '0x5' },
+    { fromBlock: '0x1', toBlock: 'pending' },
+    { fromBlock: '0x1', toBlock: 10 },
+    { blockHash: 7 },
+  ])
+    assert.deepEqual(logs(filter), { cacheable: false }, JSON.stringify(filter));
+  assert.deepEqual(evmCacheDecision('eth_getLogs', []), { cacheable: false });
+});
+
 test('other methods are not cached', () => {
   assert.deepEqual(evmCacheDecision('eth_getBalance', [`0x${'11'.repeat(20)}`, '0x1']), { cacheable: false });
   assert.deepEqual(evmCacheDecision('eth_sendRawTransaction', ['0x00']), { cacheable: false });

@@ -3,7 +3,8 @@ import { isBlockTag } from './params.ts';
 
 /**
  * Which EVM requests may be served from the cache. Tags that move (`latest`, `pending`, `safe`,
- * `finalized`) are never cached as if fixed.
+ * `finalized`) are never cached as if fixed; a block above every upstream's head is not cached at
+ * all (the forward stage checks the head).
  */
 const NO: CacheDecision = { cacheable: false };
 
@@ -38,9 +39,33 @@ export function evmCacheDecision(method: string, params: unknown[]): CacheDecisi
     case 'eth_call':
     case 'eth_estimateGas':
       return params.length > 1 && params.length < 3 ? byBlockParameter(params[1]) : NO;
+    case 'eth_getLogs':
+      return byLogsRange(params[0]);
     default:
       return NO;
   }
+}
+
+/**
+ * The logs of a range fixed by numbers are as final as its last block (a reorg evicts them like a
+ * block); a range that reaches a moving tag, or is left open (`latest`), is not cached. A filter
+ * by block hash names one block: its block comes from the result.
+ */
+function byLogsRange(filter: unknown): CacheDecision {
+  if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) return NO;
+  const { blockHash, fromBlock, toBlock } = filter as Record<string, unknown>;
+  if (blockHash !== undefined) return typeof blockHash === 'string' ? { cacheable: true } : NO;
+  const from = fixedBlock(fromBlock);
+  const to = fixedBlock(toBlock);
+  return from === undefined || to === undefined ? NO : { cacheable: true, block: to };
+}
+
+/** A block named by number (or `earliest`, block 0); undefined for tags that move and for anything else. */
+function fixedBlock(value: unknown): number | undefined {
+  if (value === 'earliest') return 0;
+  if (typeof value !== 'string' || !value.startsWith('0x') || value.length > 18) return undefined;
+  const block = Number.parseInt(value.slice(2), 16);
+  return Number.isSafeInteger(block) ? block : undefined;
 }
 
 /** The block number a result belongs to (blocks, transactions, receipts, receipt lists). */
