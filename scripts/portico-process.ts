@@ -22,6 +22,8 @@ export async function startPorticoProcess(options: {
   stores?: Record<string, unknown>;
   /** The response cache of the `local` network; default off. */
   cache?: boolean;
+  /** More settings of the `local` network (e.g. `blockTags`, `headPollMs`). */
+  network?: Record<string, unknown>;
   /** Arguments for node itself, before the script (for example `--cpu-prof`). */
   nodeArgs?: string[];
 }): Promise<PorticoProcess> {
@@ -40,6 +42,7 @@ export async function startPorticoProcess(options: {
           chainId: 'eip155:31337',
           upstreams: [options.upstream],
           cache: options.cache ?? false,
+          ...options.network,
         },
       ],
     }),

@@ -7,7 +7,7 @@ import type { WrkResult } from './wrk.ts';
 export type Results = {
   distinct: { workload: string; clients: number; anvil: WrkResult; bare: WrkResult; gateway: WrkResult }[];
   cacheHit: { clients: number; floor: WrkResult; hit: WrkResult }[];
-  replay?: { options: ReplayOptions; nginx: Replayed; portico: Replayed };
+  replay?: { options: ReplayOptions; nginx: Replayed; portico: Replayed; porticoHead: Replayed };
   stores?: { embedded: WrkResult; shared: WrkResult; workers: WrkResult };
   profile?: {
     workload: string;

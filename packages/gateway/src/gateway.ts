@@ -57,6 +57,7 @@ export async function startGateway(
   const caches = await openResponseCaches(config, logger);
   const wsUpstreams = new Map<Network, { urls: () => string[]; timeoutMs: number }>();
   const networks: Network[] = config.networks.map((n) => {
+    const methods = methodTableFor(n.kind, n.passthroughCost, n.maxLogsBlockRange);
     const upstreams = new UpstreamPool(
       n.upstreams.map(
         (url) =>
@@ -71,6 +72,7 @@ export async function startGateway(
         breakerThreshold: n.breaker.failures,
         breakerCooldownMs: n.breaker.cooldownMs,
         hedgeAfterMs: n.hedge?.afterMs,
+        headOfAnswer: methods.hooks.headOfAnswer,
         onHedge: (outcome) => metrics.hedged(n.name, outcome),
       },
     );
@@ -86,7 +88,7 @@ export async function startGateway(
       chainId: n.chainId,
       basePath: n.basePath,
       host: n.host,
-      methods: methodTableFor(n.kind, n.passthroughCost, n.maxLogsBlockRange),
+      methods,
       upstreams,
       heads,
       blockTags: n.kind === 'evm' ? n.blockTags : 'upstream',

@@ -209,6 +209,34 @@ describe('finality-aware cache', () => {
     );
   });
 
+  test('an eth_blockNumber answer tells the gateway the head between its polls', async () => {
+    // A second gateway that polls once at start only: the head moves only through answers.
+    const slow = await startGateway(
+      parseConfig({
+        port: 0,
+        logLevel: 'silent',
+        networks: [{ name: 'slow', chainId: 'eip155:31337', upstreams: [anvil.url], headPollMs: 600_000 }],
+      }),
+    );
+    try {
+      const { key } = await slow.keys.create({ name: 'slow' });
+      const slowUrl = `${slow.networks[0].baseUrl}/v3/${key}`;
+      await rpc(slowUrl, 'eth_chainId', []);
+      const client = createTestClient({ chain: foundry, mode: 'anvil', transport: http(anvil.url) });
+      await client.mine({ blocks: 3 });
+      const head = (await rpc(slowUrl, 'eth_blockNumber', [])).body.result as string;
+      const range = { fromBlock: '0x1', toBlock: head };
+      await rpc(slowUrl, 'eth_getLogs', [range]);
+      assert.equal(
+        (await rpc(slowUrl, 'eth_getLogs', [range])).cache,
+        'HIT',
+        'the head the answer named is known',
+      );
+    } finally {
+      await slow.close();
+    }
+  });
+
   test('errors are never cached', async () => {
     const reverting = { data: '0x60006000fd' }; // init code that reverts with empty data
     const a = await rpc(url, 'eth_call', [reverting, '0x1']);

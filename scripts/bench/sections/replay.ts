@@ -17,9 +17,14 @@ const REPLAY: ReplayOptions = {
   seed: 17,
 };
 const DELAY_MS = 20;
+/**
+ * The second Portico run: the head tracked every 250 ms and `latest` answered as the head every
+ * upstream has reached (what a dapp backend that serves many head pollers would configure).
+ */
+const HEAD_TRACKING = { blockTags: 'agreed', headPollMs: 250 };
 
 /** The dapp replay against one proxy, on a fresh chain behind a fresh delay proxy. */
-async function replayAgainst(kind: 'nginx' | 'portico', dir: string): Promise<Replayed> {
+async function replayAgainst(kind: 'nginx' | 'portico' | 'portico-head', dir: string): Promise<Replayed> {
   const anvil = await startAnvil({});
   try {
     const seed: EvmSeed = await seedEvmChain(anvil.url);
@@ -36,7 +41,12 @@ async function replayAgainst(kind: 'nginx' | 'portico', dir: string): Promise<Re
         kind === 'nginx'
           ? await startNginx(delay.url, dir)
           : await (async () => {
-              const p = await startPorticoProcess({ upstream: delay.url, dir, cache: true });
+              const p = await startPorticoProcess({
+                upstream: delay.url,
+                dir,
+                cache: true,
+                network: kind === 'portico-head' ? HEAD_TRACKING : undefined,
+              });
               return { url: p.url, stop: () => void p.stop() };
             })();
       try {
@@ -101,7 +111,8 @@ export async function replaySection(dir: string, haveNginx: boolean, results: Re
   }
   const nginx = await replayAgainst('nginx', dir);
   const portico = await replayAgainst('portico', dir);
-  results.replay = { options: REPLAY, nginx, portico };
+  const porticoHead = await replayAgainst('portico-head', dir);
+  results.replay = { options: REPLAY, nginx, portico, porticoHead };
   const methods = [
     ...new Set([
       ...Object.keys(nginx.byMethod),
@@ -109,30 +120,32 @@ export async function replaySection(dir: string, haveNginx: boolean, results: Re
       ...Object.keys(nginx.upstreamMethods),
     ]),
   ].sort();
+  const fewer = (r: Replayed) => (100 * (1 - r.upstreamCalls / nginx.upstreamCalls)).toFixed(0);
   return [
     '## Real traffic: a replayed dapp workload',
     '',
-    `${REPLAY.clients} clients of a dapp for ${REPLAY.seconds} s, simulated from a fixed seed (scripts/bench/replay.ts): every client polls the head about once a second (half with \`eth_blockNumber\`, half with \`eth_getBlockByNumber("latest")\`), reads the demo contract with \`eth_call\` at \`latest\` when the head moved, asks for the receipt of one of the last 5 broadcasts on 30 % of its polls and for the contract's logs over the last 10 blocks on 15 %; one sender broadcasts a signed transaction (\`eth_sendRawTransaction\`) every ${REPLAY.broadcastMs / 1000} s. The upstream is anvil mining a block a second (finality as on Ethereum: 64 blocks behind) behind a delay proxy that adds ${DELAY_MS} ms to every call and counts them. nginx (1 worker, keep-alive) and \`portico start\` (default cache on) each get a fresh chain and a fresh delay proxy, and one request of each method before the count starts (to warm code paths; what it leaves in a cache is stale a second later or never asked for again); the schedule and the transactions are the same.`,
+    `${REPLAY.clients} clients of a dapp for ${REPLAY.seconds} s, simulated from a fixed seed (scripts/bench/replay.ts): every client polls the head about once a second (half with \`eth_blockNumber\`, half with \`eth_getBlockByNumber("latest")\`), reads the demo contract with \`eth_call\` at \`latest\` when the head moved, asks for the receipt of one of the last 5 broadcasts on 30 % of its polls and for the contract's logs over the last 10 blocks on 15 %; one sender broadcasts a signed transaction (\`eth_sendRawTransaction\`) every ${REPLAY.broadcastMs / 1000} s. The upstream is anvil mining a block a second (finality as on Ethereum: 64 blocks behind) behind a delay proxy that adds ${DELAY_MS} ms to every call and counts them. nginx (1 worker, keep-alive) and \`portico start\` each get a fresh chain and a fresh delay proxy, and one request of each method before the count starts (to warm code paths; what it leaves in a cache is stale a second later or never asked for again); the schedule and the transactions are the same. Portico runs twice: with its defaults (cache on; one upstream, so \`latest\` goes to the node as it is), and with the head tracked: \`blockTags: "agreed"\`, \`headPollMs: ${HEAD_TRACKING.headPollMs}\` (\`latest\` is the head the gateway last saw, at most ${HEAD_TRACKING.headPollMs} ms old, so \`eth_blockNumber\` is answered without a call and reads at \`latest\` are cached by that block's number).`,
     '',
     '| proxy | requests | JSON-RPC errors | upstream HTTP requests | upstream calls | calls per request | p50 ms | p99 ms |',
     '|---|---|---|---|---|---|---|---|',
     ...(
       [
         ['nginx (1 worker)', nginx],
-        ['Portico', portico],
+        ['Portico, defaults', portico],
+        [`Portico, head tracked every ${HEAD_TRACKING.headPollMs} ms`, porticoHead],
       ] as const
     ).map(
       ([name, r]) =>
         `| ${name} | ${r.requests} | ${r.errors} | ${r.upstreamRequests} | ${r.upstreamCalls} | ${(r.upstreamCalls / r.requests).toFixed(2)} | ${fmt(r.p50)} | ${fmt(r.p99)} |`,
     ),
     '',
-    `Portico made ${(100 * (1 - portico.upstreamCalls / nginx.upstreamCalls)).toFixed(0)} % fewer upstream calls than nginx. By method (requests the clients sent to nginx / to Portico → calls that reached the upstream through nginx / through Portico):`,
+    `Portico made ${fewer(portico)} % fewer upstream calls than nginx with its defaults, ${fewer(porticoHead)} % fewer with the head tracked (its head polls included). By method (requests the clients sent → calls that reached the upstream; the head-tracked run's polls are the eth_getBlockByNumber calls of \`latest\`, \`safe\` and \`finalized\`):`,
     '',
-    '| method | sent (nginx run) | sent (Portico run) | upstream via nginx | upstream via Portico |',
+    '| method | sent (nginx run) | upstream via nginx | upstream via Portico, defaults | upstream via Portico, head tracked |',
     '|---|---|---|---|---|',
     ...methods.map(
       (m) =>
-        `| ${m} | ${nginx.byMethod[m] ?? 0} | ${portico.byMethod[m] ?? 0} | ${nginx.upstreamMethods[m] ?? 0} | ${portico.upstreamMethods[m] ?? 0} |`,
+        `| ${m} | ${nginx.byMethod[m] ?? 0} | ${nginx.upstreamMethods[m] ?? 0} | ${portico.upstreamMethods[m] ?? 0} | ${porticoHead.upstreamMethods[m] ?? 0} |`,
     ),
     '',
   ];

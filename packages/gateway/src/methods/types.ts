@@ -73,4 +73,9 @@ export type ChainHooks = {
   blockOfResult?: (result: unknown) => number | undefined;
   /** Rewrites an upstream's error answer into the shape the spec gives it (e.g. EVM reverts). */
   shapeError?: (error: JsonRpcError) => JsonRpcError;
+  /**
+   * The head an upstream reported in an answer (its `eth_blockNumber`), so that traffic keeps the
+   * gateway's knowledge of each upstream's head fresh between polls. Undefined: no head in it.
+   */
+  headOfAnswer?: (method: string, result: JsonResult) => number | undefined;
 };

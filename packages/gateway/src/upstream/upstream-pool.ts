@@ -1,4 +1,5 @@
 import { GatewayError } from '../rpc/errors.ts';
+import type { JsonResult } from '../rpc/json-result.ts';
 import { CircuitBreaker } from './circuit-breaker.ts';
 import type { HttpUpstream, UpstreamReply } from './http-upstream.ts';
 
@@ -34,6 +35,8 @@ export type UpstreamPoolOptions = {
   hedgeAfterMs?: number;
   /** Told each time a hedge is sent, and whether it won. */
   onHedge?: (outcome: 'sent' | 'won') => void;
+  /** The head an upstream reported in an answer (see ChainHooks.headOfAnswer). */
+  headOfAnswer?: (method: string, result: JsonResult) => number | undefined;
 };
 
 /**
@@ -46,6 +49,7 @@ export class UpstreamPool {
   private readonly maxLag: number;
   private readonly hedgeAfterMs: number | undefined;
   private readonly onHedge: UpstreamPoolOptions['onHedge'];
+  private readonly headOfAnswer: UpstreamPoolOptions['headOfAnswer'];
   private cursor = 0;
 
   constructor(upstreams: HttpUpstream[], options: UpstreamPoolOptions = {}) {
@@ -59,6 +63,7 @@ export class UpstreamPool {
     this.maxLag = options.maxLag ?? 5;
     this.hedgeAfterMs = options.hedgeAfterMs;
     this.onHedge = options.onHedge;
+    this.headOfAnswer = options.headOfAnswer;
   }
 
   /** The highest head among upstreams whose breaker is not open. */
@@ -110,6 +115,7 @@ export class UpstreamPool {
     return member.upstream.call(method, params).then(
       (reply) => {
         member.breaker.success();
+        this.noteHead(member, method, reply);
         return reply;
       },
       (error: unknown) => {
@@ -156,6 +162,7 @@ export class UpstreamPool {
             (reply) => {
               if (controller) calls.delete(controller);
               member.breaker.success();
+              this.noteHead(member, method, reply);
               if (settled) return;
               if (asHedge) this.onHedge?.('won');
               finish();
@@ -187,6 +194,13 @@ export class UpstreamPool {
       };
       if (!launch(false)) reject(noUpstream());
     });
+  }
+
+  /** An answer that reports the upstream's head (eth_blockNumber) moves what the pool knows of it. */
+  private noteHead(member: UpstreamMember, method: string, reply: UpstreamReply) {
+    if (!this.headOfAnswer || !reply.ok) return;
+    const head = this.headOfAnswer(method, reply.result);
+    if (head !== undefined && head > member.head) member.head = head;
   }
 
   /** Upstreams in the order to try: healthy and caught up first (round-robin among equals). */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { JsonResult } from '../../rpc/json-result.ts';
 import { evmHooks } from './hooks.ts';
 
 const agreed = { latest: 255, safe: 250, finalized: 240 };
@@ -38,4 +39,10 @@ test('reverts are shaped to code 3 with the decoded reason; other errors pass as
   });
   const other = { code: -32000, message: 'nonce too low' };
   assert.equal(evmHooks.shapeError?.(other), other);
+});
+
+test('an eth_blockNumber answer reports the upstream head; other answers report none', () => {
+  assert.equal(evmHooks.headOfAnswer?.('eth_blockNumber', JsonResult.ofText('"0x1f"')), 31);
+  assert.equal(evmHooks.headOfAnswer?.('eth_blockNumber', JsonResult.ofText('"oops"')), undefined);
+  assert.equal(evmHooks.headOfAnswer?.('eth_chainId', JsonResult.ofText('"0x1f"')), undefined);
 });

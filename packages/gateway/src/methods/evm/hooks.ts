@@ -33,4 +33,6 @@ export const evmHooks: ChainHooks = {
   cacheDecision: evmCacheDecision,
   blockOfResult,
   shapeError: (error) => (isRevertError(error) ? normaliseRevert(error) : error),
+  // The answer is a short hex string: reading it costs nothing worth avoiding.
+  headOfAnswer: (method, result) => (method === 'eth_blockNumber' ? blockNumberOf(result.value) : undefined),
 };
