@@ -20,10 +20,10 @@ import type { Results } from './bench/results.ts';
 import { cacheHitSection } from './bench/sections/cache-hit.ts';
 import { benchDebits, durableSection, ledgersSection } from './bench/sections/debits.ts';
 import { distinctSection } from './bench/sections/distinct.ts';
-import { inProcessSections } from './bench/sections/in-process.ts';
 import { latestSection } from './bench/sections/latest.ts';
 import { profileSection } from './bench/sections/profile.ts';
 import { replaySection } from './bench/sections/replay.ts';
+import { sharedAnvilRows } from './bench/sections/shared-anvil-rows.ts';
 import { benchSolana } from './bench/sections/solana.ts';
 import { storesSection } from './bench/sections/stores.ts';
 import { fixedBodyScript, hasTool } from './bench/wrk.ts';
@@ -77,7 +77,7 @@ async function main() {
       const floor = await startChildServer('./fixed-body-server.ts', [floorFile]);
       const bare = await startChildServer('./bare-proxy.ts', [anvil.url]);
       try {
-        rows = await inProcessSections(anvil, dir, { runs: wrkSection, haveNginx, floor, bare }, results);
+        rows = await sharedAnvilRows(anvil, dir, { runs: wrkSection, haveNginx, floor, bare }, results);
         if (wrkSection('latest')) sections.push(...latestSection(rows));
         if (wrkSection('stores')) sections.push(...storesSection(rows));
         if (wrkSection('debits')) sections.push(...durableSection(rows));

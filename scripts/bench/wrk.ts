@@ -12,7 +12,7 @@ export type WrkResult = {
   p50: number;
   p99: number;
   requests: number;
-  /** CPU time of this process (where in-process gateways run) per request answered, µs. */
+  /** CPU time of the bench's own process (where the debits rows run their gateways) per request answered, µs. */
   cpuUs: number;
   /** CPU time of the target's own process per request answered, µs (`pid` given, Linux only). */
   targetCpuUs?: number;

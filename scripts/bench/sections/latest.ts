@@ -12,7 +12,7 @@ export function latestSection(rows: Row[]): string[] {
   return [
     '## One identical request: `eth_getBlockByNumber("latest")`',
     '',
-    `Request: \`${BODY}\`; the gateway (in the bench's own process, as in the earlier runs) has its cache off and every request is authenticated, validated, charged and forwarded. The bare Node proxy and the fixed-body server run in processes of their own (scripts/bench/). Identical requests in flight at once are merged by the gateway, which flatters it at 64 clients: the distinct-request section below is the fairer measure.`,
+    `Request: \`${BODY}\`; the gateway (\`portico start\`, the built package, in a process of its own) has its cache off and every request is authenticated, validated, charged and forwarded. The bare Node proxy and the fixed-body server run in processes of their own (scripts/bench/). Identical requests in flight at once are merged by the gateway, which flatters it at 64 clients: the distinct-request section below is the fairer measure.`,
     '',
     '| target | clients | req/s | p50 ms | p99 ms |',
     '|---|---|---|---|---|',

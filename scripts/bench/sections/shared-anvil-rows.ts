@@ -1,8 +1,10 @@
-// The wrk rows whose gateways run in the bench's own process: `debits`, `stores` and `latest`.
+// The wrk rows of `latest`, `debits` and `stores`, against one anvil: gateways as `portico start`
+// processes, except the debits before/after pair, which runs in the bench's own process (its
+// balances-in-memory variant exists only as a library setup).
 import { join } from 'node:path';
 import type { Anvil } from '@portico/devchain';
 import { type Gateway, type GatewayStores, parseConfig, startGateway } from '@portico/gateway';
-import { startPorticoProcess } from '../../portico-process.ts';
+import { type PorticoProcess, startPorticoProcess } from '../../portico-process.ts';
 import type { ChildServer } from '../child-server.ts';
 import {
   ANVIL,
@@ -29,10 +31,10 @@ import { fixedBodyScript } from '../wrk.ts';
 import { AFTER, BEFORE, inMemoryBalances } from './debits.ts';
 
 /**
- * The rows whose gateways run in this process (as the earlier benchmarks did): the main table
- * with `latest`, the crash-safe debits before and after, cache hits and the shared stores.
+ * The main table with `latest`, the crash-safe debits before and after, cache hits and the shared
+ * stores.
  */
-export async function inProcessSections(
+export async function sharedAnvilRows(
   anvil: Anvil,
   dir: string,
   setup: { runs: (section: string) => boolean; haveNginx: boolean; floor: ChildServer; bare: ChildServer },
@@ -51,15 +53,21 @@ export async function inProcessSections(
   });
   const gateways: Gateway[] = [];
   const closeStores: (() => Promise<void>)[] = [];
-  let stopWorkers = async () => {};
+  const processes: PorticoProcess[] = [];
+  /** `portico start` (the built package) in a process of its own, as users run it. */
+  const start = async (options: Omit<Parameters<typeof startPorticoProcess>[0], 'upstream' | 'dir'>) => {
+    const started = await startPorticoProcess({ upstream: anvil.url, dir, ...options });
+    processes.push(started);
+    return started;
+  };
   const open = async (label: string, config: Record<string, unknown>, stores?: GatewayStores) => {
     const gateway = await startGateway(parseConfig({ port: 0, logLevel: 'warn', ...config }), { stores });
     gateways.push(gateway);
     const { key } = await gateway.keys.create({ name: `bench-${label}`, dailyCredits: 1e15 });
     return `${gateway.networks[0].baseUrl}/v3/${key}`;
   };
-  const record = async (target: string, url: string, luaScript: string, clients: number) => {
-    const result = await measure(target, url, luaScript, clients);
+  const record = async (target: string, url: string, luaScript: string, clients: number, pid?: number) => {
+    const result = await measure(target, url, luaScript, clients, pid);
     rows.push({ target, clients, ...result });
     return result;
   };
@@ -104,8 +112,8 @@ export async function inProcessSections(
     }
     if (runs('stores')) {
       await record('anvil direct, block 0x1', anvil.url, finalBlock, 64);
-      const cachedUrl = await open('cache', { networks: [network(true)] });
-      await record('Portico gateway, cache hit (block 0x1)', cachedUrl, finalBlock, 64);
+      const cached = await start({ cache: true });
+      await record('Portico gateway, cache hit (block 0x1)', cached.url, finalBlock, 64, cached.pid);
       if (process.env.DATABASE_URL && process.env.REDIS_URL) {
         const stores = {
           kind: 'shared',
@@ -113,21 +121,25 @@ export async function inProcessSections(
           redisUrl: process.env.REDIS_URL,
           redisKeyPrefix: `bench-${Date.now()}:`,
         };
-        const embeddedUrl = await open('embedded', { networks: [network(false)] });
-        const sharedUrl = await open('shared', { networks: [network(false)], stores });
-        const workers = await startPorticoProcess({
-          upstream: anvil.url,
-          dir,
+        const embeddedGateway = await start({});
+        const sharedGateway = await start({ stores });
+        const workers = await start({
           workers: 2,
           stores: { ...stores, redisKeyPrefix: `bench-workers-${Date.now()}:` },
         });
-        stopWorkers = workers.stop;
         // Embedded and shared metering back to back, so that the ratio compares the same minute.
-        const embedded = await record(EMBEDDED_64, embeddedUrl, script, 64);
-        const shared = await record(SHARED_METERING, sharedUrl, script, 64);
+        const embedded = await record(EMBEDDED_64, embeddedGateway.url, script, 64, embeddedGateway.pid);
+        const shared = await record(SHARED_METERING, sharedGateway.url, script, 64, sharedGateway.pid);
         // With shared stores the cache is in Redis by default.
-        const sharedCacheUrl = await open('shared-cache', { networks: [network(true)], stores });
-        await record('Portico gateway, cache hit (Redis-shared)', sharedCacheUrl, finalBlock, 64);
+        const sharedCache = await start({ cache: true, stores });
+        await record(
+          'Portico gateway, cache hit (Redis-shared)',
+          sharedCache.url,
+          finalBlock,
+          64,
+          sharedCache.pid,
+        );
+        // The two workers' CPU is not one process's: no CPU column for this row.
         const workersResult = await record(WORKERS, workers.url, script, 64);
         results.stores = { embedded, shared, workers: workersResult };
       } else {
@@ -138,20 +150,20 @@ export async function inProcessSections(
       }
     }
     if (runs('latest')) {
-      const gatewayUrl = await open('plain', { networks: [network(false)] });
+      const gateway = await start({});
       const targets = [
         { target: ANVIL, url: anvil.url },
         ...(nginx ? [{ target: NGINX, url: nginx.url }] : []),
-        { target: BARE, url: bare.url },
-        { target: GATEWAY, url: gatewayUrl },
-        { target: FLOOR, url: floor.url },
+        { target: BARE, url: bare.url, pid: bare.pid },
+        { target: GATEWAY, url: gateway.url, pid: gateway.pid },
+        { target: FLOOR, url: floor.url, pid: floor.pid },
       ];
       for (const clients of CLIENTS)
-        for (const { target, url } of targets) await record(target, url, script, clients);
+        for (const { target, url, pid } of targets) await record(target, url, script, clients, pid);
     }
   } finally {
     nginx?.stop();
-    await stopWorkers();
+    for (const started of processes) await started.stop();
     for (const gateway of gateways) await gateway.close();
     for (const close of closeStores) await close();
   }
