@@ -72,6 +72,12 @@ async function direct(url: string, method: string, params: unknown[]) {
   return ((await response.json()) as { result: unknown }).result;
 }
 
+async function untilAsync(condition: () => Promise<boolean>, what: string) {
+  const deadline = Date.now() + 10_000;
+  while (!(await condition()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(await condition(), what);
+}
+
 async function until(condition: () => boolean, what: string) {
   const deadline = Date.now() + 10_000;
   while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
@@ -185,6 +191,13 @@ describe('writes are never hedged', () => {
     proxy.release();
     const reply = await sending;
     assert.equal(reply.ok, true, JSON.stringify(reply));
+    // anvil answers with the hash before the block is in `latest` when the machine is busy: the
+    // count is read once the transaction's receipt is there.
+    const hash = reply.ok ? reply.result.value : undefined;
+    await untilAsync(
+      async () => (await direct(anvil.url, 'eth_getTransactionReceipt', [hash])) !== null,
+      'the transaction was mined',
+    );
     const nonceAfter = await direct(anvil.url, 'eth_getTransactionCount', [from, 'latest']);
     assert.equal(BigInt(nonceAfter as string) - BigInt(nonceBefore as string), 1n, 'sent exactly once');
     await pool.close();
