@@ -146,9 +146,8 @@ export class RedisResponseCache implements ResponseCache {
     if ((ttl <= 0 && staleTtl <= 0) || this.skipping()) return;
     if (final && value.block !== undefined) this.topFinalBlock = Math.max(this.topFinalBlock, value.block);
     try {
-      // Without the node's text of the result: entries stay as small as before and as every
-      // instance sharing the store (an older one too) reads them.
-      const text = JSON.stringify(value);
+      // The shape every instance sharing the store (an older one too) reads.
+      const text = entryText(value);
       const digest = hash(key);
       if (final) await this.redis.set(this.namespace + digest, text, 'PX', ttl);
       else
@@ -220,6 +219,15 @@ export class RedisResponseCache implements ResponseCache {
     this.storeErrors += 1;
     this.health.failed(error);
   }
+}
+
+/**
+ * An entry as `{"reply":{"ok":true,"result":…},"block":N}`, the shape every instance reads: the
+ * result is written as the node's text, not read and serialised again.
+ */
+function entryText({ reply, block }: CachedReply): string {
+  if (!reply.ok) return JSON.stringify({ reply, block });
+  return `{"reply":{"ok":true,"result":${reply.result.text}}${block === undefined ? '' : `,"block":${block}`}}`;
 }
 
 function parse(text: string): CachedReply | undefined {

@@ -44,7 +44,9 @@ export async function forward(
   }
   const decision: CacheDecision =
     network.cache && hooks.cacheDecision ? hooks.cacheDecision(method, upstreamParams) : NOT_CACHEABLE;
-  const key = `${method}:${stringifyJsonExact(upstreamParams)}`;
+  // The key of the cache and of merged calls; a call that is neither cached nor merged needs none.
+  const merged = !NOT_IDEMPOTENT.has(method);
+  const key = decision.cacheable || merged ? `${method}:${stringifyJsonExact(upstreamParams)}` : '';
   if (decision.cacheable && network.cache) {
     // A shared cache answers with a Promise; the in-memory one at once, without a turn of the loop.
     const found = network.cache.get(key);
@@ -61,9 +63,9 @@ export async function forward(
   let reply: UpstreamReply;
   try {
     // Calls that change state (a second identical airdrop is a second airdrop) are never merged.
-    reply = await (NOT_IDEMPOTENT.has(method)
-      ? network.upstreams.call(method, upstreamParams, minHead)
-      : shared(network, key, method, upstreamParams, minHead));
+    reply = await (merged
+      ? shared(network, key, method, upstreamParams, minHead)
+      : network.upstreams.call(method, upstreamParams, minHead));
   } catch (error) {
     const stale =
       decision.cacheable && noUpstreamAnswered(error) ? await staleReply(network, key) : undefined;

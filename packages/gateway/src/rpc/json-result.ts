@@ -98,7 +98,7 @@ export function stringifyJsonRpc(body: unknown): string {
 }
 
 /** A response id as JSON (a JsonNumberText id is written as its own digits). */
-export function idText(id: unknown): string {
+function idText(id: unknown): string {
   return typeof id === 'number' || typeof id === 'string' || id === null
     ? JSON.stringify(id)
     : stringifyJsonExact(id);
