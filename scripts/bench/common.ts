@@ -48,9 +48,9 @@ export const NGINX = 'nginx → anvil';
 export const BARE = 'bare Node proxy → anvil';
 export const GATEWAY = 'Portico gateway → anvil';
 export const FLOOR = 'bare Node server, fixed body';
-export const EMBEDDED_64 = 'Portico gateway, embedded metering';
-export const SHARED_METERING = 'Portico gateway, Redis + PostgreSQL metering';
-export const WORKERS = 'Portico gateway, `--workers 2`, shared stores';
+export const EMBEDDED_64 = 'Portico gateway, cache hit, embedded metering';
+export const SHARED_METERING = 'Portico gateway, cache hit, Redis + PostgreSQL metering';
+export const WORKERS = 'Portico gateway, cache hit, `--workers 2`, shared stores';
 
 export function log(target: string, clients: number, r: WrkResult) {
   const cpu = r.targetCpuUs === undefined ? '' : `  ${r.targetCpuUs.toFixed(1)} µs CPU/request`;
@@ -85,3 +85,42 @@ export const fmt = (n: number) => n.toFixed(3);
 
 export const ROUNDS = 3;
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** A target of `alternate`: its address and, for a CPU column, its process. */
+export type Alternated = { target: string; url: string; pid?: number };
+
+/**
+ * The targets in turn over `roundCount` rounds (after a warm-up run of each), so that every one sees the
+ * same minutes of a shared machine; per target, each figure is the median of its rounds, and the
+ * rounds themselves.
+ */
+export async function alternate(
+  targets: Alternated[],
+  clients: number,
+  script: string,
+  roundCount = ROUNDS,
+): Promise<{ median: WrkResult; rounds: WrkResult[] }[]> {
+  for (const { url } of targets) await wrk(url, clients, script, WARMUP);
+  const rounds: WrkResult[][] = targets.map(() => []);
+  for (let round = 0; round < roundCount; round++)
+    for (const [i, { url, pid }] of targets.entries())
+      rounds[i].push(await wrk(url, clients, script, DURATION, pid));
+  return targets.map(({ target }, i) => {
+    const of = (field: 'rps' | 'p50' | 'p99' | 'cpuUs' | 'requests') =>
+      median(rounds[i].map((r) => r[field]));
+    const targetCpu = rounds[i].flatMap((r) => (r.targetCpuUs === undefined ? [] : [r.targetCpuUs]));
+    const result: WrkResult = {
+      rps: of('rps'),
+      p50: of('p50'),
+      p99: of('p99'),
+      cpuUs: of('cpuUs'),
+      requests: of('requests'),
+      ...(targetCpu.length ? { targetCpuUs: median(targetCpu) } : {}),
+    };
+    const cpus = rounds[i].map((r) => (r.targetCpuUs ?? r.cpuUs).toFixed(1));
+    console.log(
+      `${target.padEnd(52)} c=${String(clients).padEnd(3)} ${rounds[i].map((r) => r.rps.toFixed(0)).join(' / ')} req/s, CPU ${cpus.join(' / ')} µs per request`,
+    );
+    return { median: result, rounds: rounds[i] };
+  });
+}

@@ -63,3 +63,47 @@ export function topSelfTime(
     .map(([file, us]) => ({ file, percent: (100 * us) / busy }));
   return { busyPercent: (100 * busy) / total, functions, files };
 }
+
+/** A stage of request handling: a sample belongs to the innermost frame on its stack that matches. */
+export type Stage = { name: string; matches: (frame: { functionName: string; url: string }) => boolean };
+
+/**
+ * CPU time per stage, µs, between `from` and `to`: each sample goes to the stage of the innermost
+ * frame of its stack that a stage matches (so the socket writes inside the answer count as socket
+ * writes, not as the answer), or to `other` when none does. Idle samples are left out.
+ */
+export function stageTimes(
+  path: string,
+  window: { from: number; to: number },
+  stages: readonly Stage[],
+): Map<string, number> {
+  const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile & {
+    nodes: (ProfileNode & { children?: number[] })[];
+  };
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  // The stage of a node is that of its innermost matching frame: computed once per node.
+  const stageOf = new Map<number, string>();
+  const stageOfNode = (id: number): string => {
+    const known = stageOf.get(id);
+    if (known !== undefined) return known;
+    const frame = byId.get(id)!.callFrame;
+    const own = stages.find((stage) => stage.matches(frame))?.name;
+    const up = parent.get(id);
+    const stage = own ?? (up === undefined ? 'other' : stageOfNode(up));
+    stageOf.set(id, stage);
+    return stage;
+  };
+  const times = new Map<string, number>();
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i] ?? 0;
+    at += delta;
+    if (at < window.from || at > window.to) return;
+    if (byId.get(id)!.callFrame.functionName === '(idle)') return;
+    const stage = stageOfNode(id);
+    times.set(stage, (times.get(stage) ?? 0) + delta);
+  });
+  return times;
+}

@@ -7,8 +7,21 @@ import type { WrkResult } from './wrk.ts';
 export type Results = {
   distinct: { workload: string; clients: number; anvil: WrkResult; bare: WrkResult; gateway: WrkResult }[];
   cacheHit: { clients: number; floor: WrkResult; hit: WrkResult }[];
-  replay?: { options: ReplayOptions; nginx: Replayed; portico: Replayed; porticoHead: Replayed };
-  stores?: { embedded: WrkResult; shared: WrkResult; workers: WrkResult };
+  replay?: {
+    options: ReplayOptions;
+    rounds: number;
+    nginx: ReplayedRounds;
+    bare: ReplayedRounds;
+    portico: ReplayedRounds;
+    porticoHead: ReplayedRounds;
+  };
+  /** Medians of the alternated rounds, and the rounds (round i of each ran back to back). */
+  stores?: {
+    embedded: WrkResult;
+    shared: WrkResult;
+    workers: WrkResult;
+    rounds: { embedded: WrkResult; shared: WrkResult }[];
+  };
   profile?: {
     workload: string;
     clients: number;
@@ -16,6 +29,13 @@ export type Results = {
     functions: SelfTime[];
     files: { file: string; percent: number }[];
     bare: { busyPercent: number; functions: SelfTime[] };
+    /** CPU µs per request by stage (sections/profile.ts STAGES) of each profiled run. */
+    stages: {
+      miss: Record<string, number>;
+      bare: Record<string, number>;
+      hit: Record<string, number>;
+      floor: Record<string, number>;
+    };
   };
   skipped: string[];
 };
@@ -24,3 +44,6 @@ export type Replayed = ReplayResult & {
   upstreamCalls: number;
   upstreamMethods: Record<string, number>;
 };
+
+/** A target's replay rounds as one figure each (the median round's), and the rounds themselves. */
+export type ReplayedRounds = Replayed & { rounds: Replayed[] };

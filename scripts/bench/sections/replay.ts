@@ -4,10 +4,10 @@ import { createTestClient, http } from 'viem';
 import { foundry } from 'viem/chains';
 import { startPorticoProcess } from '../../portico-process.ts';
 import { startChildServer } from '../child-server.ts';
-import { fmt } from '../common.ts';
+import { fmt, median } from '../common.ts';
 import { startNginx } from '../nginx.ts';
 import { type ReplayOptions, replayDapp, signBroadcasts } from '../replay.ts';
-import type { Replayed, Results } from '../results.ts';
+import type { Replayed, ReplayedRounds, Results } from '../results.ts';
 
 const REPLAY: ReplayOptions = {
   clients: Number(process.env.BENCH_REPLAY_CLIENTS ?? '100'),
@@ -24,7 +24,7 @@ const DELAY_MS = 20;
 const HEAD_TRACKING = { blockTags: 'agreed', headPollMs: 250 };
 
 /** The dapp replay against one proxy, on a fresh chain behind a fresh delay proxy. */
-async function replayAgainst(kind: 'nginx' | 'portico' | 'portico-head', dir: string): Promise<Replayed> {
+async function replayAgainst(kind: Target, dir: string): Promise<Replayed> {
   const anvil = await startAnvil({});
   try {
     const seed: EvmSeed = await seedEvmChain(anvil.url);
@@ -40,15 +40,17 @@ async function replayAgainst(kind: 'nginx' | 'portico' | 'portico-head', dir: st
       const proxy =
         kind === 'nginx'
           ? await startNginx(delay.url, dir)
-          : await (async () => {
-              const p = await startPorticoProcess({
-                upstream: delay.url,
-                dir,
-                cache: true,
-                network: kind === 'portico-head' ? HEAD_TRACKING : undefined,
-              });
-              return { url: p.url, stop: () => void p.stop() };
-            })();
+          : kind === 'bare'
+            ? await startBareProxy(delay.url)
+            : await (async () => {
+                const p = await startPorticoProcess({
+                  upstream: delay.url,
+                  dir,
+                  cache: true,
+                  network: kind === 'portico-head' ? HEAD_TRACKING : undefined,
+                });
+                return { url: p.url, stop: () => void p.stop() };
+              })();
       try {
         // One request of each kind first (not counted), as a server that has been running would have
         // compiled its code paths; the dapp's own requests then start cold in the cache.
@@ -81,6 +83,11 @@ async function replayAgainst(kind: 'nginx' | 'portico' | 'portico-head', dir: st
   }
 }
 
+async function startBareProxy(upstream: string) {
+  const bare = await startChildServer('./bare-proxy.ts', [upstream]);
+  return { url: bare.url, stop: () => void bare.stop() };
+}
+
 async function warmUp(url: string, seed: EvmSeed) {
   const bodies: [string, unknown[]][] = [
     ['eth_blockNumber', []],
@@ -99,6 +106,35 @@ async function warmUp(url: string, seed: EvmSeed) {
   }
 }
 
+/** The targets of the replay, in the order each round runs them. */
+const TARGETS = ['nginx', 'bare', 'portico', 'portico-head'] as const;
+type Target = (typeof TARGETS)[number];
+
+/** Rounds of the replay: one run of every target per round, so that each sees the same minutes. */
+const ROUNDS = Number(process.env.BENCH_REPLAY_ROUNDS ?? '3');
+
+/**
+ * A target's rounds as one figure each: the median round's p50, p99 and calls. One 20 s run's p99
+ * rests on about 50 requests and moves by several milliseconds with the machine's other work.
+ */
+function medianOf(runs: Replayed[]): ReplayedRounds {
+  const middle = <K extends 'p50' | 'p99' | 'upstreamCalls' | 'upstreamRequests' | 'requests' | 'errors'>(
+    field: K,
+  ) => median(runs.map((run) => run[field]));
+  const callsMedian = middle('upstreamCalls');
+  const typical = runs.find((run) => run.upstreamCalls === callsMedian) ?? runs[0];
+  return {
+    ...typical,
+    requests: middle('requests'),
+    errors: middle('errors'),
+    p50: middle('p50'),
+    p99: middle('p99'),
+    upstreamCalls: callsMedian,
+    upstreamRequests: middle('upstreamRequests'),
+    rounds: runs,
+  };
+}
+
 export async function replaySection(dir: string, haveNginx: boolean, results: Results): Promise<string[]> {
   if (!haveNginx) {
     const portico = await replayAgainst('portico', dir);
@@ -109,10 +145,11 @@ export async function replaySection(dir: string, haveNginx: boolean, results: Re
       '',
     ];
   }
-  const nginx = await replayAgainst('nginx', dir);
-  const portico = await replayAgainst('portico', dir);
-  const porticoHead = await replayAgainst('portico-head', dir);
-  results.replay = { options: REPLAY, nginx, portico, porticoHead };
+  const runs = new Map<Target, Replayed[]>(TARGETS.map((target) => [target, []]));
+  for (let round = 0; round < ROUNDS; round++)
+    for (const target of TARGETS) runs.get(target)!.push(await replayAgainst(target, dir));
+  const [nginx, bare, portico, porticoHead] = TARGETS.map((target) => medianOf(runs.get(target)!));
+  results.replay = { options: REPLAY, rounds: ROUNDS, nginx, bare, portico, porticoHead };
   const methods = [
     ...new Set([
       ...Object.keys(nginx.byMethod),
@@ -121,25 +158,28 @@ export async function replaySection(dir: string, haveNginx: boolean, results: Re
     ]),
   ].sort();
   const fewer = (r: Replayed) => (100 * (1 - r.upstreamCalls / nginx.upstreamCalls)).toFixed(0);
+  const perRound = (r: ReplayedRounds, field: 'p50' | 'p99') =>
+    r.rounds.map((run) => run[field].toFixed(1)).join(' / ');
   return [
     '## Real traffic: a replayed dapp workload',
     '',
-    `${REPLAY.clients} clients of a dapp for ${REPLAY.seconds} s, simulated from a fixed seed (scripts/bench/replay.ts): every client polls the head about once a second (half with \`eth_blockNumber\`, half with \`eth_getBlockByNumber("latest")\`), reads the demo contract with \`eth_call\` at \`latest\` when the head moved, asks for the receipt of one of the last 5 broadcasts on 30 % of its polls and for the contract's logs over the last 10 blocks on 15 %; one sender broadcasts a signed transaction (\`eth_sendRawTransaction\`) every ${REPLAY.broadcastMs / 1000} s. The upstream is anvil mining a block a second (finality as on Ethereum: 64 blocks behind) behind a delay proxy that adds ${DELAY_MS} ms to every call and counts them. nginx (1 worker, keep-alive) and \`portico start\` each get a fresh chain and a fresh delay proxy, and one request of each method before the count starts (to warm code paths; what it leaves in a cache is stale a second later or never asked for again); the schedule and the transactions are the same. Portico runs twice: with its defaults (cache on; one upstream, so \`latest\` goes to the node as it is), and with the head tracked: \`blockTags: "agreed"\`, \`headPollMs: ${HEAD_TRACKING.headPollMs}\` (\`latest\` is the head the gateway last saw, at most ${HEAD_TRACKING.headPollMs} ms old, so \`eth_blockNumber\` is answered without a call and reads at \`latest\` are cached by that block's number).`,
+    `${REPLAY.clients} clients of a dapp for ${REPLAY.seconds} s, simulated from a fixed seed (scripts/bench/replay.ts): every client polls the head about once a second (half with \`eth_blockNumber\`, half with \`eth_getBlockByNumber("latest")\`), reads the demo contract with \`eth_call\` at \`latest\` when the head moved, asks for the receipt of one of the last 5 broadcasts on 30 % of its polls and for the contract's logs over the last 10 blocks on 15 %; one sender broadcasts a signed transaction (\`eth_sendRawTransaction\`) every ${REPLAY.broadcastMs / 1000} s. The upstream is anvil mining a block a second (finality as on Ethereum: 64 blocks behind) behind a delay proxy that adds ${DELAY_MS} ms to every call and counts them. Each target gets a fresh chain and a fresh delay proxy, and one request of each method before the count starts (to warm code paths; what it leaves in a cache is stale a second later or never asked for again); the schedule and the transactions are the same. The targets: nginx (1 worker, keep-alive), the bare Node proxy (what any Node proxy adds), and \`portico start\` twice: with its defaults (cache on; one upstream, so \`latest\` goes to the node as it is), and with the head tracked: \`blockTags: "agreed"\`, \`headPollMs: ${HEAD_TRACKING.headPollMs}\` (\`latest\` is the head the gateway last saw, at most ${HEAD_TRACKING.headPollMs} ms old, so \`eth_blockNumber\` is answered without a call and reads at \`latest\` are cached by that block's number). The replay runs ${ROUNDS} rounds, each running every target once in turn; a figure is the median of the rounds (one run's p99 rests on about 50 requests and moves by several milliseconds with the machine's other work), and the rounds' own values follow it.`,
     '',
-    '| proxy | requests | JSON-RPC errors | upstream HTTP requests | upstream calls | calls per request | p50 ms | p99 ms |',
-    '|---|---|---|---|---|---|---|---|',
+    '| proxy | requests | JSON-RPC errors | upstream HTTP requests | upstream calls | calls per request | p50 ms | p99 ms | p50 of each round | p99 of each round |',
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...(
       [
         ['nginx (1 worker)', nginx],
+        ['bare Node proxy', bare],
         ['Portico, defaults', portico],
         [`Portico, head tracked every ${HEAD_TRACKING.headPollMs} ms`, porticoHead],
       ] as const
     ).map(
       ([name, r]) =>
-        `| ${name} | ${r.requests} | ${r.errors} | ${r.upstreamRequests} | ${r.upstreamCalls} | ${(r.upstreamCalls / r.requests).toFixed(2)} | ${fmt(r.p50)} | ${fmt(r.p99)} |`,
+        `| ${name} | ${r.requests} | ${r.errors} | ${r.upstreamRequests} | ${r.upstreamCalls} | ${(r.upstreamCalls / r.requests).toFixed(2)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${perRound(r, 'p50')} | ${perRound(r, 'p99')} |`,
     ),
     '',
-    `Portico made ${fewer(portico)} % fewer upstream calls than nginx with its defaults, ${fewer(porticoHead)} % fewer with the head tracked (its head polls included). By method (requests the clients sent → calls that reached the upstream; the head-tracked run's polls are the eth_getBlockByNumber calls of \`latest\`, \`safe\` and \`finalized\`):`,
+    `Portico made ${fewer(portico)} % fewer upstream calls than nginx with its defaults, ${fewer(porticoHead)} % fewer with the head tracked (its head polls included). By method, in the round with the median number of calls (requests the clients sent → calls that reached the upstream; the head-tracked run's polls are the eth_getBlockByNumber calls of \`latest\`, \`safe\` and \`finalized\`):`,
     '',
     '| method | sent (nginx run) | upstream via nginx | upstream via Portico, defaults | upstream via Portico, head tracked |',
     '|---|---|---|---|---|',

@@ -8,6 +8,7 @@ import { type PorticoProcess, startPorticoProcess } from '../../portico-process.
 import type { ChildServer } from '../child-server.ts';
 import {
   ANVIL,
+  alternate,
   BARE,
   BODY,
   CLIENTS,
@@ -16,16 +17,16 @@ import {
   FLOOR,
   GATEWAY,
   measure,
-  median,
   NGINX,
-  ROUNDS,
   type Row,
   SHARED_METERING,
-  WARMUP,
   WORKERS,
-  wrk,
 } from '../common.ts';
 import { startNginx } from '../nginx.ts';
+
+/** Rounds of the embedded against shared metering pair (its ratio is a goal, and the noisiest). */
+const STORE_ROUNDS = 5;
+
 import type { Results } from '../results.ts';
 import { fixedBodyScript } from '../wrk.ts';
 import { AFTER, BEFORE, inMemoryBalances } from './debits.ts';
@@ -82,31 +83,22 @@ export async function sharedAnvilRows(
       const afterUrl = await open('after', { networks: [network(false)], dataDir: join(dir, 'after') });
       for (const clients of [1, 64]) {
         // Alternated over ROUNDS rounds, each row the median round, so that both see the same machine.
-        await wrk(beforeUrl, clients, script, WARMUP); // warm-up runs, not recorded
-        await wrk(afterUrl, clients, script, WARMUP);
-        const rounds: Record<string, Row[]> = { [BEFORE]: [], [AFTER]: [] };
-        for (let round = 0; round < ROUNDS; round++) {
-          for (const [target, url] of [
-            [BEFORE, beforeUrl],
-            [AFTER, afterUrl],
-          ] as const)
-            rounds[target].push({ target, clients, ...(await wrk(url, clients, script)) });
-        }
-        for (const target of [BEFORE, AFTER]) {
-          const of = (field: 'rps' | 'p50' | 'p99' | 'cpuUs') => median(rounds[target].map((r) => r[field]));
-          const cpu = rounds[target].map((r) => r.cpuUs);
+        const pair = await alternate(
+          [
+            { target: BEFORE, url: beforeUrl },
+            { target: AFTER, url: afterUrl },
+          ],
+          clients,
+          script,
+        );
+        for (const [i, target] of [BEFORE, AFTER].entries()) {
+          const cpu = pair[i].rounds.map((r) => r.cpuUs);
           rows.push({
             target,
             clients,
-            rps: of('rps'),
-            p50: of('p50'),
-            p99: of('p99'),
-            cpuUs: of('cpuUs'),
+            ...pair[i].median,
             cpuRange: [Math.min(...cpu), Math.max(...cpu)],
           });
-          console.log(
-            `${target.padEnd(52)} c=${String(clients).padEnd(3)} ${rounds[target].map((r) => r.rps.toFixed(0)).join(' / ')} req/s, CPU ${rounds[target].map((r) => r.cpuUs.toFixed(1)).join(' / ')} µs per request`,
-          );
         }
       }
     }
@@ -121,15 +113,37 @@ export async function sharedAnvilRows(
           redisUrl: process.env.REDIS_URL,
           redisKeyPrefix: `bench-${Date.now()}:`,
         };
-        const embeddedGateway = await start({});
-        const sharedGateway = await start({ stores });
+        // Metering measured on cache hits, the cache in memory in both: no upstream call and no merged
+        // requests (whose share moves with timing), so what differs is the metering alone.
+        const inMemoryCache = { cache: { store: 'memory' } };
+        const embeddedGateway = await start({ cache: true });
+        const sharedGateway = await start({ stores, network: inMemoryCache });
         const workers = await start({
           workers: 2,
           stores: { ...stores, redisKeyPrefix: `bench-workers-${Date.now()}:` },
+          network: inMemoryCache,
         });
-        // Embedded and shared metering back to back, so that the ratio compares the same minute.
-        const embedded = await record(EMBEDDED_64, embeddedGateway.url, script, 64, embeddedGateway.pid);
-        const shared = await record(SHARED_METERING, sharedGateway.url, script, 64, sharedGateway.pid);
+        // Embedded and shared metering alternated over STORE_ROUNDS rounds, so that the ratio compares
+        // the same minutes (one run each moved the ratio by 10 points from one bench to the next).
+        const [embeddedRuns, sharedRuns] = await alternate(
+          [
+            { target: EMBEDDED_64, url: embeddedGateway.url, pid: embeddedGateway.pid },
+            { target: SHARED_METERING, url: sharedGateway.url, pid: sharedGateway.pid },
+          ],
+          64,
+          finalBlock,
+          STORE_ROUNDS,
+        );
+        const embedded = embeddedRuns.median;
+        const shared = sharedRuns.median;
+        rows.push(
+          { target: EMBEDDED_64, clients: 64, ...embedded },
+          { target: SHARED_METERING, clients: 64, ...shared },
+        );
+        const storeRounds = embeddedRuns.rounds.map((run, i) => ({
+          embedded: run,
+          shared: sharedRuns.rounds[i],
+        }));
         // With shared stores the cache is in Redis by default.
         const sharedCache = await start({ cache: true, stores });
         await record(
@@ -140,8 +154,8 @@ export async function sharedAnvilRows(
           sharedCache.pid,
         );
         // The two workers' CPU is not one process's: no CPU column for this row.
-        const workersResult = await record(WORKERS, workers.url, script, 64);
-        results.stores = { embedded, shared, workers: workersResult };
+        const workersResult = await record(WORKERS, workers.url, finalBlock, 64);
+        results.stores = { embedded, shared, workers: workersResult, rounds: storeRounds };
       } else {
         const message =
           'DATABASE_URL / REDIS_URL unset: skipping the shared-store metering, Redis-shared cache and `--workers 2` rows';
