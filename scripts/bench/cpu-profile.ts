@@ -65,7 +65,12 @@ export function topSelfTime(
 }
 
 /** A stage of request handling: a sample belongs to the innermost frame on its stack that matches. */
-export type Stage = { name: string; matches: (frame: { functionName: string; url: string }) => boolean };
+export type Stage = {
+  name: string;
+  matches: (frame: { functionName: string; url: string }) => boolean;
+  /** Work of the gateway's own (not Node's, V8's or the kernel's). */
+  own?: boolean;
+};
 
 /**
  * CPU time per stage, µs, between `from` and `to`: each sample goes to the stage of the innermost

@@ -4,7 +4,7 @@ import { cpus, freemem, loadavg, totalmem } from 'node:os';
 import { ANVIL_VERSION } from '@portico/devchain';
 import { DURATION, fmt, median, SECTIONS, WARMUP } from './common.ts';
 import type { Replayed, ReplayedRounds, Results } from './results.ts';
-import { profileLines } from './sections/profile.ts';
+import { profileLines, STAGES } from './sections/profile.ts';
 
 /** One-minute load average when the bench started (other work on the machine skews every row). */
 const LOAD_AT_START = loadavg()[0];
@@ -110,15 +110,8 @@ function storesLimits(results: Results): string[] {
   ];
 }
 
-/** The stages of a request that are the gateway's own (sections/profile.ts STAGES). */
-const OWN_STAGES = [
-  'request body and JSON parsing',
-  'API key check',
-  'method rules and credits',
-  'cache and merging',
-  "the node's answer: checked and spliced",
-  'usage and metrics',
-];
+/** The stages of a request that are the gateway's own. */
+const OWN_STAGES = STAGES.filter((stage) => stage.own).map((stage) => stage.name);
 
 /** What limits each row: the reference rows and, from the profiles' stages, the miss and hit rows. */
 function limitsLines(results: Results): string[] {

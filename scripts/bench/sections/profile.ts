@@ -30,15 +30,18 @@ export const STAGES: readonly Stage[] = [
   { name: 'garbage collection', matches: (f) => f.functionName === '(garbage collector)' },
   {
     name: 'request body and JSON parsing',
+    own: true,
     matches: (f) =>
       ['http/dist/body.js', 'rpc/exact-json.js', 'rpc/jsonrpc.js'].some((part) => f.url.includes(part)),
   },
   {
     name: 'API key check',
+    own: true,
     matches: (f) => ['pipeline/admit.js', 'pipeline/authenticate.js', 'keys/'].some((part) => dist(part)(f)),
   },
   {
     name: 'method rules and credits',
+    own: true,
     matches: (f) =>
       [
         'pipeline/handle-rpc.js',
@@ -51,6 +54,7 @@ export const STAGES: readonly Stage[] = [
   },
   {
     name: 'cache and merging',
+    own: true,
     matches: (f) => ['pipeline/forward.js', 'cache/'].some((part) => dist(part)(f)),
   },
   {
@@ -58,11 +62,16 @@ export const STAGES: readonly Stage[] = [
     matches: (f) => f.url.includes('/node_modules/undici/') || dist('upstream/')(f),
   },
   {
-    name: "the node's answer: checked and spliced",
+    name: 'the answer: result checked and spliced, headers',
+    own: true,
     matches: (f) =>
       ['rpc/json-result.js', 'rpc/json-scan.js', 'http/respond.js'].some((part) => dist(part)(f)),
   },
-  { name: 'usage and metrics', matches: (f) => ['usage/', 'observability/'].some((part) => dist(part)(f)) },
+  {
+    name: 'usage and metrics',
+    own: true,
+    matches: (f) => ['usage/', 'observability/'].some((part) => dist(part)(f)),
+  },
   {
     name: 'HTTP server (node:http, streams, sockets)',
     matches: (f) =>

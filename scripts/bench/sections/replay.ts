@@ -111,7 +111,7 @@ const TARGETS = ['nginx', 'bare', 'portico', 'portico-head'] as const;
 type Target = (typeof TARGETS)[number];
 
 /** Rounds of the replay: one run of every target per round, so that each sees the same minutes. */
-const ROUNDS = Number(process.env.BENCH_REPLAY_ROUNDS ?? '3');
+const REPLAY_ROUNDS = Number(process.env.BENCH_REPLAY_ROUNDS ?? '3');
 
 /**
  * A target's rounds as one figure each: the median round's p50, p99 and calls. One 20 s run's p99
@@ -146,10 +146,10 @@ export async function replaySection(dir: string, haveNginx: boolean, results: Re
     ];
   }
   const runs = new Map<Target, Replayed[]>(TARGETS.map((target) => [target, []]));
-  for (let round = 0; round < ROUNDS; round++)
+  for (let round = 0; round < REPLAY_ROUNDS; round++)
     for (const target of TARGETS) runs.get(target)!.push(await replayAgainst(target, dir));
   const [nginx, bare, portico, porticoHead] = TARGETS.map((target) => medianOf(runs.get(target)!));
-  results.replay = { options: REPLAY, rounds: ROUNDS, nginx, bare, portico, porticoHead };
+  results.replay = { options: REPLAY, rounds: REPLAY_ROUNDS, nginx, bare, portico, porticoHead };
   const methods = [
     ...new Set([
       ...Object.keys(nginx.byMethod),
@@ -163,7 +163,7 @@ export async function replaySection(dir: string, haveNginx: boolean, results: Re
   return [
     '## Real traffic: a replayed dapp workload',
     '',
-    `${REPLAY.clients} clients of a dapp for ${REPLAY.seconds} s, simulated from a fixed seed (scripts/bench/replay.ts): every client polls the head about once a second (half with \`eth_blockNumber\`, half with \`eth_getBlockByNumber("latest")\`), reads the demo contract with \`eth_call\` at \`latest\` when the head moved, asks for the receipt of one of the last 5 broadcasts on 30 % of its polls and for the contract's logs over the last 10 blocks on 15 %; one sender broadcasts a signed transaction (\`eth_sendRawTransaction\`) every ${REPLAY.broadcastMs / 1000} s. The upstream is anvil mining a block a second (finality as on Ethereum: 64 blocks behind) behind a delay proxy that adds ${DELAY_MS} ms to every call and counts them. Each target gets a fresh chain and a fresh delay proxy, and one request of each method before the count starts (to warm code paths; what it leaves in a cache is stale a second later or never asked for again); the schedule and the transactions are the same. The targets: nginx (1 worker, keep-alive), the bare Node proxy (what any Node proxy adds), and \`portico start\` twice: with its defaults (cache on; one upstream, so \`latest\` goes to the node as it is), and with the head tracked: \`blockTags: "agreed"\`, \`headPollMs: ${HEAD_TRACKING.headPollMs}\` (\`latest\` is the head the gateway last saw, at most ${HEAD_TRACKING.headPollMs} ms old, so \`eth_blockNumber\` is answered without a call and reads at \`latest\` are cached by that block's number). The replay runs ${ROUNDS} rounds, each running every target once in turn; a figure is the median of the rounds (one run's p99 rests on about 50 requests and moves by several milliseconds with the machine's other work), and the rounds' own values follow it.`,
+    `${REPLAY.clients} clients of a dapp for ${REPLAY.seconds} s, simulated from a fixed seed (scripts/bench/replay.ts): every client polls the head about once a second (half with \`eth_blockNumber\`, half with \`eth_getBlockByNumber("latest")\`), reads the demo contract with \`eth_call\` at \`latest\` when the head moved, asks for the receipt of one of the last 5 broadcasts on 30 % of its polls and for the contract's logs over the last 10 blocks on 15 %; one sender broadcasts a signed transaction (\`eth_sendRawTransaction\`) every ${REPLAY.broadcastMs / 1000} s. The upstream is anvil mining a block a second (finality as on Ethereum: 64 blocks behind) behind a delay proxy that adds ${DELAY_MS} ms to every call and counts them. Each target gets a fresh chain and a fresh delay proxy, and one request of each method before the count starts (to warm code paths; what it leaves in a cache is stale a second later or never asked for again); the schedule and the transactions are the same. The targets: nginx (1 worker, keep-alive), the bare Node proxy (what any Node proxy adds), and \`portico start\` twice: with its defaults (cache on; one upstream, so \`latest\` goes to the node as it is), and with the head tracked: \`blockTags: "agreed"\`, \`headPollMs: ${HEAD_TRACKING.headPollMs}\` (\`latest\` is the head the gateway last saw, at most ${HEAD_TRACKING.headPollMs} ms old, so \`eth_blockNumber\` is answered without a call and reads at \`latest\` are cached by that block's number). The replay runs ${REPLAY_ROUNDS} rounds, each running every target once in turn; a figure is the median of the rounds (one run's p99 rests on about 50 requests and moves by several milliseconds with the machine's other work), and the rounds' own values follow it.`,
     '',
     '| proxy | requests | JSON-RPC errors | upstream HTTP requests | upstream calls | calls per request | p50 ms | p99 ms | p50 of each round | p99 of each round |',
     '|---|---|---|---|---|---|---|---|---|---|',
