@@ -94,9 +94,9 @@ export function stageTimes(
     const known = stageOf.get(id);
     if (known !== undefined) return known;
     const frame = byId.get(id)!.callFrame;
-    const own = stages.find((stage) => stage.matches(frame))?.name;
+    const matched = stages.find((stage) => stage.matches(frame))?.name;
     const up = parent.get(id);
-    const stage = own ?? (up === undefined ? 'other' : stageOfNode(up));
+    const stage = matched ?? (up === undefined ? 'other' : stageOfNode(up));
     stageOf.set(id, stage);
     return stage;
   };
