@@ -4,8 +4,33 @@ import { readFileSync } from 'node:fs';
 type ProfileNode = {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
 };
-type CpuProfile = { nodes: ProfileNode[]; startTime: number; samples: number[]; timeDeltas: number[] };
+export type CpuProfile = { nodes: ProfileNode[]; startTime: number; samples: number[]; timeDeltas: number[] };
+
+/** A profile file as V8 wrote it (read once: both readers below take it parsed). */
+export function readProfile(path: string): CpuProfile {
+  return JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
+}
+
+/**
+ * Calls `visit` with each sample's node and duration (µs) taken between `from` and `to` (µs of the
+ * monotonic clock, as process.hrtime gives it and V8 stamps its samples): the run measured, not
+ * the start-up.
+ */
+function forEachSample(
+  profile: CpuProfile,
+  window: { from: number; to: number },
+  visit: (node: ProfileNode, delta: number) => void,
+) {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i] ?? 0;
+    at += delta;
+    if (at >= window.from && at <= window.to) visit(byId.get(id)!, delta);
+  });
+}
 
 export type SelfTime = { name: string; where: string; percent: number };
 
@@ -17,26 +42,18 @@ function fileOf(url: string): string {
 
 /**
  * The `top` functions by self time, as a share of the samples that were not idle, counting only
- * the samples taken between `from` and `to` (µs of the monotonic clock, as process.hrtime gives
- * it and V8 stamps its samples): the run measured, not the start-up.
+ * the samples taken in `window`.
  */
 export function topSelfTime(
-  path: string,
+  profile: CpuProfile,
   window: { from: number; to: number },
   top = 12,
 ): { busyPercent: number; functions: SelfTime[]; files: { file: string; percent: number }[] } {
-  const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
-  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const time = new Map<string, { name: string; where: string; us: number }>();
   let total = 0;
   let idle = 0;
   const byFile = new Map<string, number>();
-  let at = profile.startTime;
-  profile.samples.forEach((id, i) => {
-    const delta = profile.timeDeltas[i] ?? 0;
-    at += delta;
-    if (at < window.from || at > window.to) return;
-    const frame = byId.get(id)!.callFrame;
+  forEachSample(profile, window, ({ callFrame: frame }, delta) => {
     total += delta;
     if (frame.functionName === '(idle)') {
       idle += delta;
@@ -51,7 +68,7 @@ export function topSelfTime(
     entry.us += delta;
     time.set(key, entry);
   });
-  if (total === 0) throw new Error(`${path}: no samples between ${window.from} and ${window.to}`);
+  if (total === 0) throw new Error(`no samples between ${window.from} and ${window.to}`);
   const busy = total - idle;
   const functions = [...time.values()]
     .sort((a, b) => b.us - a.us)
@@ -78,36 +95,27 @@ export type Stage = {
  * writes, not as the answer), or to `other` when none does. Idle samples are left out.
  */
 export function stageTimes(
-  path: string,
+  profile: CpuProfile,
   window: { from: number; to: number },
   stages: readonly Stage[],
 ): Map<string, number> {
-  const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile & {
-    nodes: (ProfileNode & { children?: number[] })[];
-  };
-  const parent = new Map<number, number>();
-  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
-  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map<number, ProfileNode>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node);
   // The stage of a node is that of its innermost matching frame: computed once per node.
   const stageOf = new Map<number, string>();
-  const stageOfNode = (id: number): string => {
-    const known = stageOf.get(id);
+  const stageOfNode = (node: ProfileNode): string => {
+    const known = stageOf.get(node.id);
     if (known !== undefined) return known;
-    const frame = byId.get(id)!.callFrame;
-    const matched = stages.find((stage) => stage.matches(frame))?.name;
-    const up = parent.get(id);
+    const matched = stages.find((stage) => stage.matches(node.callFrame))?.name;
+    const up = parent.get(node.id);
     const stage = matched ?? (up === undefined ? 'other' : stageOfNode(up));
-    stageOf.set(id, stage);
+    stageOf.set(node.id, stage);
     return stage;
   };
   const times = new Map<string, number>();
-  let at = profile.startTime;
-  profile.samples.forEach((id, i) => {
-    const delta = profile.timeDeltas[i] ?? 0;
-    at += delta;
-    if (at < window.from || at > window.to) return;
-    if (byId.get(id)!.callFrame.functionName === '(idle)') return;
-    const stage = stageOfNode(id);
+  forEachSample(profile, window, (node, delta) => {
+    if (node.callFrame.functionName === '(idle)') return;
+    const stage = stageOfNode(node);
     times.set(stage, (times.get(stage) ?? 0) + delta);
   });
   return times;

@@ -6,7 +6,7 @@ import type { Anvil } from '@portico/devchain';
 import { startPorticoProcess } from '../../portico-process.ts';
 import { startChildServer } from '../child-server.ts';
 import { BARE, DURATION, FINAL_BLOCK_BODY, FLOOR, log, WARMUP, wrk } from '../common.ts';
-import { type Stage, stageTimes, topSelfTime } from '../cpu-profile.ts';
+import { readProfile, type Stage, stageTimes, topSelfTime } from '../cpu-profile.ts';
 import { type DistinctChain, distinctWorkloads } from '../distinct.ts';
 import type { Results } from '../results.ts';
 import { fixedBodyScript } from '../wrk.ts';
@@ -111,10 +111,10 @@ async function profiled(
   }
   const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
   if (!file) throw new Error(`no CPU profile in ${profileDir}`);
-  const path = join(profileDir, file);
+  const profile = readProfile(join(profileDir, file));
   const stages: Record<string, number> = {};
-  for (const [stage, us] of stageTimes(path, window, STAGES)) stages[stage] = us / requests;
-  return { ...topSelfTime(path, window, 15), stages };
+  for (const [stage, us] of stageTimes(profile, window, STAGES)) stages[stage] = us / requests;
+  return { ...topSelfTime(profile, window, 15), stages };
 }
 
 export async function profileSection(
