@@ -1,5 +1,5 @@
 import type { CacheDecision } from '../types.ts';
-import { isBlockTag } from './params.ts';
+import { blockNumberOf, isBlockTag } from './params.ts';
 
 /**
  * Which EVM requests may be served from the cache. Tags that move (`latest`, `pending`, `safe`,
@@ -62,10 +62,7 @@ function byLogsRange(filter: unknown): CacheDecision {
 
 /** A block named by number (or `earliest`, block 0); undefined for tags that move and for anything else. */
 function fixedBlock(value: unknown): number | undefined {
-  if (value === 'earliest') return 0;
-  if (typeof value !== 'string' || !value.startsWith('0x') || value.length > 18) return undefined;
-  const block = Number.parseInt(value.slice(2), 16);
-  return Number.isSafeInteger(block) ? block : undefined;
+  return value === 'earliest' ? 0 : blockNumberOf(value);
 }
 
 /** The block number a result belongs to (blocks, transactions, receipts, receipt lists). */

@@ -1,6 +1,7 @@
 import type { ChainHooks } from '../types.ts';
 import { blockParameterOf, pinBlockTags } from './block-tags.ts';
 import { blockOfResult, evmCacheDecision } from './cache-policy.ts';
+import { blockNumberOf } from './params.ts';
 import { isRevertError, normaliseRevert } from './revert.ts';
 
 /** Methods whose first parameter names a block by number: beyond every upstream's head they are null. */
@@ -10,14 +11,6 @@ const BLOCK_NUMBER_METHODS = new Set([
   'eth_getTransactionByBlockNumberAndIndex',
   'eth_getUncleByBlockNumberAndIndex',
 ]);
-
-const HEX_BLOCK_NUMBER = /^0x[0-9a-fA-F]{1,16}$/;
-
-/** A block number given as hex (pass-through methods' parameters are not checked: garbage is ignored). */
-function blockNumberOf(value: unknown): number | undefined {
-  if (typeof value !== 'string' || !HEX_BLOCK_NUMBER.test(value)) return undefined;
-  return Number.parseInt(value.slice(2), 16);
-}
 
 /** EVM policy in the forward stage: tag pinning, future blocks, the cache policy, revert errors. */
 export const evmHooks: ChainHooks = {
