@@ -52,6 +52,7 @@ test('eth_getLogs is cacheable over a range fixed by numbers, at its last block;
     { fromBlock: 'safe', toBlock: '0x5' },
     { fromBlock: '0x1', toBlock: 'pending' },
     { fromBlock: '0x1', toBlock: 10 },
+    { fromBlock: '0x1', toBlock: '0x1g' },
     { blockHash: 7 },
   ])
     assert.deepEqual(logs(filter), { cacheable: false }, JSON.stringify(filter));
