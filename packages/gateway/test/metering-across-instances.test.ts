@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { serviceUrl } from '@portico/testkit';
+import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { RedisCreditLedger } from '../src/credits/redis-credit-ledger.ts';
 import { RedisRateLimiter } from '../src/credits/redis-rate-limiter.ts';
@@ -88,6 +89,52 @@ describe('shared Redis metering', { skip: redisService.skip }, () => {
     } finally {
       monitor.disconnect();
     }
+  });
+
+  test('a turn decides runs of one cost, over several keys, exactly as one debit after another', async () => {
+    const ledger = new RedisCreditLedger(await connect(), { keyPrefix: prefix });
+    let property = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.record({
+            key: fc.constantFrom(0, 1),
+            cost: fc.constantFrom(0, 1, 2, 3, 7),
+            times: fc.integer({ min: 1, max: 6 }),
+          }),
+          { minLength: 1, maxLength: 12 },
+        ),
+        fc.integer({ min: 0, max: 60 }),
+        fc.integer({ min: 0, max: 80 }),
+        async (runs, limit, spentBefore) => {
+          const keys = [`key_runs_${property}_a`, `key_runs_${property}_b`];
+          property++;
+          // Spent before the turn, under a higher limit: at or past this limit, a cost of 0 is refused too.
+          if (spentBefore > 0) for (const key of keys) await ledger.debit(key, 1000, spentBefore, NOON);
+          const debits = runs.flatMap(({ key, cost, times }) =>
+            Array.from({ length: times }, () => ({ key: keys[key], cost })),
+          );
+          const results = await Promise.all(
+            debits.map(({ key, cost }) => ledger.debit(key, limit, cost, NOON)),
+          );
+          const spent = new Map(keys.map((key) => [key, spentBefore]));
+          for (const [i, { key, cost }] of debits.entries()) {
+            const before = spent.get(key)!;
+            if (before + cost <= limit) {
+              spent.set(key, before + cost);
+              assert.deepEqual(results[i], { ok: true, remaining: limit - before - cost }, `debit ${i}`);
+            } else
+              assert.deepEqual(
+                results[i],
+                { ok: false, remaining: Math.max(0, limit - before), resetsAt: new Date(MIDNIGHT_AFTER) },
+                `debit ${i}`,
+              );
+          }
+          for (const key of keys) assert.equal(await ledger.spent(key, NOON), spent.get(key));
+        },
+      ),
+      { numRuns: 100 },
+    );
   });
 
   test('two instances racing on one key in the same turns spend exactly up to its daily limit, never beyond', async () => {

@@ -6,18 +6,20 @@ import type { CreditLedger, DebitResult } from './ledger.ts';
 /**
  * The debits of one event-loop turn, checked and taken in order in one step. They come in groups,
  * one per counter and daily limit, in the order of each group's first debit: KEYS[g] is group g's
- * counter, and ARGV holds for each group its limit, its expiry (unix seconds), its number of
- * debits n, then their n costs. Nothing else runs in Redis meanwhile, so each debit sees every one
- * before it, from this instance or another. One reply per debit, group after group: the counter
- * after the debit when it was taken, -(counter + 1) when it was refused. Each counter is read once
- * and written once.
+ * counter, and ARGV holds for each group its limit, its expiry (unix seconds), its number of runs,
+ * then the runs: a debit's cost alone, or `-n, cost` for n debits in a row of one cost. Nothing
+ * else runs in Redis meanwhile, so each debit sees every one before it, from this instance or
+ * another. The reply holds for each group the counter before it, then for each run how many of its
+ * debits were taken: the first ones, since a cost that no longer fits does not fit again until a
+ * cheaper one comes. Each counter is read once and written once; a turn's work and reply grow with
+ * its runs, not its debits (a busy key's turn is mostly one method, one cost).
  */
 const DEBIT_TURN = new RedisScript(`
 local spent, added, expiry, touched, out = {}, {}, {}, {}, {}
 local a = 1
 for g = 1, #KEYS do
   local key = KEYS[g]
-  local limit, n = tonumber(ARGV[a]), tonumber(ARGV[a + 2])
+  local limit, runs = tonumber(ARGV[a]), tonumber(ARGV[a + 2])
   expiry[key] = ARGV[a + 1]
   a = a + 3
   local total = spent[key]
@@ -26,17 +28,26 @@ for g = 1, #KEYS do
     added[key] = 0
     touched[#touched + 1] = key
   end
-  for i = a, a + n - 1 do
-    local cost = tonumber(ARGV[i])
-    if total + cost > limit then
-      out[#out + 1] = -total - 1
-    else
-      total = total + cost
-      added[key] = added[key] + cost
-      out[#out + 1] = total
+  out[#out + 1] = total
+  for r = 1, runs do
+    local n, cost = 1, tonumber(ARGV[a])
+    if cost < 0 then
+      n, cost = -cost, tonumber(ARGV[a + 1])
+      a = a + 1
     end
+    a = a + 1
+    local taken = 0
+    if total + cost <= limit then
+      taken = n
+      if cost > 0 then
+        taken = math.min(n, math.floor((limit - total) / cost))
+        if total + taken * cost > limit then taken = taken - 1 end
+      end
+    end
+    total = total + taken * cost
+    added[key] = added[key] + taken * cost
+    out[#out + 1] = taken
   end
-  a = a + n
   spent[key] = total
 end
 for _, key in ipairs(touched) do
@@ -81,6 +92,21 @@ type Queued = {
   resolve: (result: DebitResult) => void;
   reject: (error: Error) => void;
 };
+
+/** A group's debits cut where the cost changes: the runs of DEBIT_TURN's arguments. */
+function runsOfEqualCost(debits: Queued[]): Queued[][] {
+  const runs: Queued[][] = [];
+  let run: Queued[] = [];
+  for (const debit of debits) {
+    if (run.length > 0 && run[0].cost !== debit.cost) {
+      runs.push(run);
+      run = [];
+    }
+    run.push(debit);
+  }
+  runs.push(run);
+  return runs;
+}
 
 export type RedisCreditLedgerOptions = {
   /** Prefix of every Redis key. Default `portico:`. */
@@ -172,19 +198,40 @@ export class RedisCreditLedger implements CreditLedger {
     // Grouped by counter and limit (a key's debits in a turn share both): a few arguments per
     // debit cost the client and Redis more than the script's work.
     const groups = new Map<string, { counter: string; debits: Queued[] }>();
+    let previous: { debit: Queued; group: { counter: string; debits: Queued[] } } | undefined;
     for (const debit of batch) {
+      // A busy key's debits mostly follow one another: no counter name built and hashed for those.
+      if (
+        previous?.debit.keyId === debit.keyId &&
+        previous.debit.day === debit.day &&
+        previous.debit.dailyLimit === debit.dailyLimit
+      ) {
+        previous.group.debits.push(debit);
+        previous.debit = debit;
+        continue;
+      }
       const counter = this.key(debit.keyId, debit.day);
       const id = `${counter}\0${debit.dailyLimit}`;
-      const group = groups.get(id);
+      let group = groups.get(id);
       if (group) group.debits.push(debit);
-      else groups.set(id, { counter, debits: [debit] });
+      else {
+        group = { counter, debits: [debit] };
+        groups.set(id, group);
+      }
+      previous = { debit, group };
     }
     const keys: string[] = [];
-    const args: (string | number)[] = [];
+    const args: number[] = [];
+    const runsOf: Queued[][][] = [];
     for (const { counter, debits } of groups.values()) {
+      const runs = runsOfEqualCost(debits);
+      runsOf.push(runs);
       keys.push(counter);
-      args.push(debits[0].dailyLimit, this.expiry(debits[0].day), debits.length);
-      for (const debit of debits) args.push(debit.cost);
+      args.push(debits[0].dailyLimit, this.expiry(debits[0].day), runs.length);
+      for (const run of runs) {
+        if (run.length > 1) args.push(-run.length);
+        args.push(run[0].cost);
+      }
     }
     let reply: number[];
     try {
@@ -201,20 +248,24 @@ export class RedisCreditLedger implements CreditLedger {
       return;
     }
     let i = 0;
-    for (const { debits } of groups.values()) {
-      for (const { dailyLimit, now, resolve } of debits) {
-        const value = reply[i++];
-        if (value >= 0) resolve({ ok: true, remaining: dailyLimit - value });
-        else
-          resolve({
-            ok: false,
-            remaining: Math.max(0, dailyLimit + value + 1),
-            resetsAt: nextUtcMidnight(now),
-          });
+    for (const runs of runsOf) {
+      let spent = reply[i++];
+      for (const run of runs) {
+        const taken = reply[i++];
+        for (const [j, { dailyLimit, cost, now, resolve }] of run.entries()) {
+          if (j < taken) {
+            spent += cost;
+            resolve({ ok: true, remaining: dailyLimit - spent });
+          } else
+            resolve({
+              ok: false,
+              remaining: Math.max(0, dailyLimit - spent),
+              resetsAt: nextUtcMidnight(now),
+            });
+        }
       }
-      const { keyId, day } = debits[0];
-      const last = reply[i - 1];
-      this.remember(keyId, day, last >= 0 ? last : -last - 1);
+      const { keyId, day } = runs[0][0];
+      this.remember(keyId, day, spent);
     }
   }
 
