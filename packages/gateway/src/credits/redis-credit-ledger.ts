@@ -252,7 +252,8 @@ export class RedisCreditLedger implements CreditLedger {
       let spent = reply[i++];
       for (const run of runs) {
         const taken = reply[i++];
-        for (const [j, { dailyLimit, cost, now, resolve }] of run.entries()) {
+        for (let j = 0; j < run.length; j++) {
+          const { dailyLimit, cost, now, resolve } = run[j];
           if (j < taken) {
             spent += cost;
             resolve({ ok: true, remaining: dailyLimit - spent });
