@@ -9,6 +9,7 @@ import { ConfigError } from '../src/config/config.ts';
 import { type Gateway, parseConfig, startGateway } from '../src/index.ts';
 import { HttpUpstream } from '../src/upstream/http-upstream.ts';
 import { UpstreamPool } from '../src/upstream/upstream-pool.ts';
+import { eventually } from './shared-services.ts';
 
 const ACCOUNTS = [
   '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
@@ -72,16 +73,9 @@ async function direct(url: string, method: string, params: unknown[]) {
   return ((await response.json()) as { result: unknown }).result;
 }
 
-async function untilAsync(condition: () => Promise<boolean>, what: string) {
-  const deadline = Date.now() + 10_000;
-  while (!(await condition()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  assert.ok(await condition(), what);
-}
-
-async function until(condition: () => boolean, what: string) {
-  const deadline = Date.now() + 10_000;
-  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  assert.ok(condition(), what);
+/** Waits up to 10 s for `condition`, then fails with `what`. */
+async function until(condition: () => boolean | Promise<boolean>, what: string) {
+  assert.ok(await eventually(condition, 500, 20), what);
 }
 
 describe('hedged requests', () => {
@@ -194,7 +188,7 @@ describe('writes are never hedged', () => {
     // anvil answers with the hash before the block is in `latest` when the machine is busy: the
     // count is read once the transaction's receipt is there.
     const hash = reply.ok ? reply.result.value : undefined;
-    await untilAsync(
+    await until(
       async () => (await direct(anvil.url, 'eth_getTransactionReceipt', [hash])) !== null,
       'the transaction was mined',
     );
