@@ -125,11 +125,12 @@ export type RedisCreditLedgerOptions = {
  * checks and increments atomically, so N instances together never spend more than the daily limit.
  *
  * The debits asked for in one event-loop turn go out together at the end of that turn, as one call
- * of the script (EVALSHA) that checks and takes each in order and answers each: the request path
- * pays a share of one round trip rather than one each. (A key's debits are sent together per daily
- * limit: if the limit changed within the turn, those of the first limit are taken first.) There is no `debitNow`: only Redis knows
- * what the other instances spent and gave back since this one last looked, so even a refusal seen
- * here could be wrong by now.
+ * of the script (EVALSHA) that checks and takes each in order (debits of one cost in a row sent and
+ * answered as a count): the request path pays a share of one round trip rather than one each. (A
+ * key's debits are sent together per daily limit: if the limit changed within the turn, those of
+ * the first limit are taken first.) There is no `debitNow`: only Redis knows what the other
+ * instances spent and gave back since this one last looked, so even a refusal seen here could be
+ * wrong by now.
  *
  * Redis unreachable: with `failure: 'closed'` a debit throws a `storeUnavailable` GatewayError
  * (HTTP 503); with `'open'` the instance meters in memory, starting from the last spending it saw
@@ -195,8 +196,8 @@ export class RedisCreditLedger implements CreditLedger {
   };
 
   private async send(batch: Queued[]) {
-    // Grouped by counter and limit (a key's debits in a turn share both): a few arguments per
-    // debit cost the client and Redis more than the script's work.
+    // Grouped by counter and limit (a key's debits in a turn share both), then cut into runs of one
+    // cost: arguments and replies cost the client and Redis more than the script's work.
     const groups = new Map<string, { counter: string; debits: Queued[] }>();
     let previous: { debit: Queued; group: { counter: string; debits: Queued[] } } | undefined;
     for (const debit of batch) {
