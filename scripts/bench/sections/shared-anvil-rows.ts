@@ -23,13 +23,12 @@ import {
   WORKERS,
 } from '../common.ts';
 import { startNginx } from '../nginx.ts';
-
-/** Rounds of the embedded against shared metering pair (its ratio is a goal, and the noisiest). */
-const STORE_ROUNDS = 5;
-
 import type { Results } from '../results.ts';
 import { fixedBodyScript } from '../wrk.ts';
 import { AFTER, BEFORE, inMemoryBalances } from './debits.ts';
+
+/** Rounds of the embedded against shared metering pair (its ratio is a goal, and the noisiest). */
+const STORE_ROUNDS = 5;
 
 /**
  * The main table with `latest`, the crash-safe debits before and after, cache hits and the shared
