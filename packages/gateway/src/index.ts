@@ -14,6 +14,12 @@ export {
   type SharedStoresConfig,
   type StoresConfig,
 } from './config/config.ts';
+export type {
+  RedisClusterTarget,
+  RedisNode,
+  RedisSentinelTarget,
+  RedisTarget,
+} from './config/redis-target.ts';
 export { nextUtcMidnight, utcDay } from './credits/day.ts';
 export type { CreditLedger, DebitResult } from './credits/ledger.ts';
 export { MemoryCreditLedger } from './credits/memory-ledger.ts';
