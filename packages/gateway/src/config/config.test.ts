@@ -176,7 +176,10 @@ test('stores.redis takes a Sentinel or a Cluster the way ioredis does, secrets f
     db: 2,
   });
   const cluster = parseConfig(
-    { ...base, stores: stores({ cluster: ['redis-1:7000', { host: 'redis-2', port: 7001 }, 'redis-3'], tls: true }) },
+    {
+      ...base,
+      stores: stores({ cluster: ['redis-1:7000', { host: 'redis-2', port: 7001 }, 'redis-3'], tls: true }),
+    },
     env,
   ).stores;
   assert.deepEqual(cluster?.kind === 'shared' && cluster.redis, {
@@ -191,11 +194,16 @@ test('stores.redis takes a Sentinel or a Cluster the way ioredis does, secrets f
     { ...base, stores: { ...stores('redis://a'), cacheRedis: { cluster: ['cache-1:7000'] } } },
     env,
   ).stores;
-  assert.deepEqual(ownCache?.kind === 'shared' && ownCache.cacheRedis, { cluster: [{ host: 'cache-1', port: 7000 }] });
+  assert.deepEqual(ownCache?.kind === 'shared' && ownCache.cacheRedis, {
+    cluster: [{ host: 'cache-1', port: 7000 }],
+  });
 });
 
 test('a wrong Sentinel or Cluster setting is refused with the field named', () => {
-  const stores = (redis: unknown) => ({ ...base, stores: { kind: 'shared', databaseUrl: 'postgres://db/p', redis } });
+  const stores = (redis: unknown) => ({
+    ...base,
+    stores: { kind: 'shared', databaseUrl: 'postgres://db/p', redis },
+  });
   const cases: [unknown, RegExp][] = [
     [{ sentinels: ['s:26379'] }, /stores\.redis\.name must be the master's name/],
     [{ sentinels: [], name: 'm' }, /stores\.redis\.sentinels must be a non-empty list of nodes/],

@@ -276,7 +276,9 @@ const storesSchema = (env: NodeJS.ProcessEnv) =>
 
 /** A field's older name, read as the new one (`renameOlder`); refused when both are written. */
 const olderName = (older: string, current: string) =>
-  optional(field<never>(() => `stores.${older} is the older name of stores.${current}: write only ${current}`));
+  optional(
+    field<never>(() => `stores.${older} is the older name of stores.${current}: write only ${current}`),
+  );
 
 /** Moves a value written under a field's older name to its current name, unless both are written. */
 function renameOlder(stores: Record<string, unknown>, older: string, current: string) {

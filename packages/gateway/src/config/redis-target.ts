@@ -74,14 +74,17 @@ function readTarget(value: unknown, at: string, env: NodeJS.ProcessEnv): RedisTa
   if (value === undefined || value === null) return `${at} is required for shared stores`;
   if (typeof value === 'string') {
     const url = fillFromEnv(value, env);
-    if (typeof url !== 'string') return `${at} uses \${${url.missing}} but that environment variable is not set`;
+    if (typeof url !== 'string')
+      return `${at} uses \${${url.missing}} but that environment variable is not set`;
     let protocol: string;
     try {
       protocol = new URL(url).protocol;
     } catch {
       return `${at} must be a URL (redis:// or rediss://…) or an object with sentinels or cluster`;
     }
-    return protocol === 'redis:' || protocol === 'rediss:' ? url : `${at} must start with redis: or rediss://`;
+    return protocol === 'redis:' || protocol === 'rediss:'
+      ? url
+      : `${at} must start with redis: or rediss://`;
   }
   if (!isRecord(value))
     return `${at} must be a redis:// URL or an object with sentinels (and name) or cluster`;
@@ -152,8 +155,9 @@ export function redisSecrets(target: RedisTarget): string[] {
     const url = new URL(target);
     return [url.username, url.password].filter((part) => part.length >= 6);
   }
-  return SECRET_FIELDS.map((name) => (target as Record<string, unknown>)[name])
-    .filter((secret): secret is string => typeof secret === 'string' && secret.length >= 6);
+  return SECRET_FIELDS.map((name) => (target as Record<string, unknown>)[name]).filter(
+    (secret): secret is string => typeof secret === 'string' && secret.length >= 6,
+  );
 }
 
 /** How a target reads in a log line or a message: never with its password. */
