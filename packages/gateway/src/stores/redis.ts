@@ -24,9 +24,10 @@ export type RedisClientOptions = {
  * queue, no retries of a call), so a request never waits for Redis to come back; the client keeps
  * reconnecting in the background for as long as it lives, so service resumes without a restart.
  *
- * With Sentinel, every reconnection asks the sentinels for the current master, a failover they
- * announce reconnects at once, and a node that answers READONLY (a former master, now a replica)
- * is left for the new master. A Cluster client learns the slots from the nodes it is given and
+ * With Sentinel, every reconnection asks the sentinels for the current master, and a node that
+ * answers READONLY (a former master, now a replica) is left for the new master. (ioredis's
+ * `failoverDetector` is not used: its disconnect can land during a reconnection, which then ends
+ * the client for good.) A Cluster client learns the slots from the nodes it is given and
  * follows MOVED/ASK; a call to a node that is down is retried for a moment while the cluster fails
  * over (`retryDelayOnFailover`), then fails like any other.
  */
@@ -62,7 +63,6 @@ export function createRedisClient(target: RedisTarget, options: RedisClientOptio
         tls,
         enableTLSForSentinelMode: target.tls ?? false,
         enableOfflineQueue: false,
-        failoverDetector: true,
         retryStrategy: (times) => Math.min(times * 100, maxDelay),
         sentinelRetryStrategy: (times) => Math.min(times * 100, maxDelay),
         reconnectOnError: (error) => error.message.startsWith('READONLY'),
