@@ -2,7 +2,9 @@ export { assertAccessible } from './accessibility.ts';
 export { CHROMIUM_ARGS, CHROMIUM_PATH, launchChromium } from './browser.ts';
 export { usageByMethod } from './gateway.ts';
 export {
+  type FreshDatabase,
   freePort,
+  freshDatabase,
   type LocalPgBouncer,
   type LocalRedisCluster,
   type LocalRedisSentinel,

@@ -1,11 +1,13 @@
 // Servers a test starts for itself from the machine's binaries (redis-server, pgbouncer): each on
 // free ports, in a temporary directory of its own, stopped by the returned close().
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
+import pg from 'pg';
 
 const run = promisify(execFile);
 
@@ -301,4 +303,33 @@ export async function startPgBouncer(databaseUrl: string): Promise<LocalPgBounce
   url.hostname = '127.0.0.1';
   url.port = String(port);
   return { url: url.toString(), close };
+}
+
+export type FreshDatabase = {
+  /** `databaseUrl` naming the new database. */
+  url: string;
+  name: string;
+  /** Drops the database, closing what still connects to it. */
+  drop: () => Promise<void>;
+};
+
+/**
+ * A new, empty database on the server of `databaseUrl`, for tests that cannot pick their schema
+ * with `options=-c search_path=…` (PgBouncer refuses that startup parameter).
+ */
+export async function freshDatabase(databaseUrl: string): Promise<FreshDatabase> {
+  const name = `portico_test_${randomBytes(5).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(databaseUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), name, drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
