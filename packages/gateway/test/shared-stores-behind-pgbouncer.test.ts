@@ -61,8 +61,8 @@ describe('the shared stores behind PgBouncer in transaction pooling mode', {
     const [a, b] = await Promise.all([open({}, warnings), open()]);
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
-    const { rows } = await client.query('SELECT id FROM portico_migrations').finally(() => client.end());
-    assert.equal(rows.length, POSTGRES_SCHEMA_VERSION, 'each step applied once');
+    const steps = await client.query('SELECT id FROM portico_migrations').finally(() => client.end());
+    assert.equal(steps.rows.length, POSTGRES_SCHEMA_VERSION, 'each step applied once');
 
     // LISTEN through the pooler is held by a server connection the listener does not keep: the
     // listener's own test notification never comes, so the cache is not trusted and said so.
