@@ -119,9 +119,10 @@ describe("the gateway's shared PostgreSQL store", { skip: postgres.skip }, () =>
           redisKeyPrefix: 'unused:',
         }),
         (error: Error) => {
+          assert.ok(error instanceof SchemaTooNewError);
           assert.equal(
             error.message,
-            `cannot prepare the shared PostgreSQL store: the gateway's shared store (PostgreSQL schema ${schemaName}) is at schema version ${POSTGRES_SCHEMA_VERSION + 1}, newer than this release knows (${POSTGRES_SCHEMA_VERSION}): it was upgraded by a later Portico; run that release again, or restore the backup taken before the upgrade`,
+            `the gateway's shared store (PostgreSQL schema ${schemaName}) is at schema version ${POSTGRES_SCHEMA_VERSION + 1}, newer than this release knows (${POSTGRES_SCHEMA_VERSION}): it was upgraded by a later Portico; run that release again, or restore the backup taken before the upgrade`,
           );
           return true;
         },

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { SchemaTooNewError } from '@portico/store-schema';
 import type { Logger } from 'pino';
 import type { SharedStoresConfig } from '../config/config.ts';
 import { redisSecrets } from '../config/redis-target.ts';
@@ -96,6 +97,8 @@ export async function openSharedStores(
     if (applied.length) logger?.info({ migrations: applied }, 'postgres schema migrated');
   } catch (error) {
     await pool.end().catch(() => {});
+    // A schema from a later release is said as it is: it names the store and what to do.
+    if (error instanceof SchemaTooNewError) throw error;
     throw new Error(`cannot prepare the shared PostgreSQL store: ${clean(error as Error)}`);
   }
   const keys = new PostgresKeyStore(pool, config.databaseDirectUrl ?? config.databaseUrl, {
