@@ -44,6 +44,9 @@ export { EVM_METHOD_RULES, EVM_PASSTHROUGH_METHODS } from './methods/evm/methods
 export { decodeRevertReason } from './methods/evm/revert.ts';
 export { type Readiness, readiness } from './observability/health.ts';
 export { GatewayMetrics, type RpcItemEvent } from './observability/metrics.ts';
+export { serveGateway } from './process/serve.ts';
+export { onShutdown, SHUTDOWN_MESSAGE } from './process/shutdown.ts';
+export { isWorker, printsBanner, READY_MESSAGE, reportReady, superviseWorkers } from './process/workers.ts';
 export {
   GATEWAY_ERRORS,
   GatewayError,
