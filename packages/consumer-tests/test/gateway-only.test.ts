@@ -131,7 +131,7 @@ describe('npm run pack, then the gateway alone installed from its line', { timeo
       [
         'port: 0',
         'dataDir: ./data',
-        'adminToken: ${PORTICO_ADMIN_TOKEN}',
+        `adminToken: \${PORTICO_ADMIN_TOKEN}`,
         'networks:',
         '  - name: local',
         '    chainId: eip155:31337',
