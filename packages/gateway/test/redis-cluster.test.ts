@@ -166,8 +166,12 @@ describe('the shared stores on a three-node Redis Cluster', { skip: redisServer.
           })
         ).status;
       const statuses = await Promise.all(Array.from({ length: 60 }, (_, i) => call(i % 2 ? a : b)));
-      assert.equal(statuses.filter((s) => s === 200).length, 40);
-      assert.equal(statuses.filter((s) => s === 429).length, 20);
+      const served = statuses.filter((s) => s === 200).length;
+      // A metering call the cluster did not answer in time is a 503 (closed mode), never a free call.
+      const unavailable = statuses.filter((s) => s === 503).length;
+      assert.equal(served + unavailable + statuses.filter((s) => s === 429).length, 60, String(statuses));
+      assert.ok(served <= 40, `${served} served: more than the balance allows`);
+      if (unavailable === 0) assert.equal(served, 40, String(statuses));
       const cached = await inspect
         .nodes('master')
         .reduce(
