@@ -124,7 +124,7 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
   const now = options.clock ?? (() => Date.now());
   const dataDir = resolve(options.dataDir ?? '.portico/auth');
   const store: AuthStore = options.databaseUrl
-    ? new PostgresStore(options.databaseUrl)
+    ? await PostgresStore.open(options.databaseUrl)
     : new SqliteStore(dataDir);
   const envelope = new Envelope(resolveMasterKey(options.masterKey, dataDir, log));
   const keyService = new KeyService(store, envelope, legacyNetwork);

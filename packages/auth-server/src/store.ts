@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { migratePostgresSchema, migrateSqliteSchema, type SchemaStep } from '@portico/store-schema';
 import Database from 'libsql';
 import pg from 'pg';
 
@@ -33,11 +34,21 @@ export interface AuthStore {
   close(): Promise<void>;
 }
 
-const SCHEMA = [
-  'CREATE TABLE IF NOT EXISTS auth_sessions (key TEXT PRIMARY KEY, data TEXT NOT NULL, expires_at BIGINT NOT NULL)',
-  'CREATE TABLE IF NOT EXISTS auth_core_keys (id TEXT PRIMARY KEY, wrapped TEXT NOT NULL, created_at BIGINT NOT NULL)',
-  'CREATE TABLE IF NOT EXISTS auth_used_tokens (hash TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)',
-  'CREATE TABLE IF NOT EXISTS auth_values (name TEXT PRIMARY KEY, value TEXT NOT NULL)',
+/**
+ * The store's schema steps, applied in order (SQLite: `PRAGMA user_version`; PostgreSQL: rows of
+ * `auth_migrations`). A new table or column is a new step at the end; a step is never edited once
+ * released. Step 1 is the schema stores had before they were versioned (`IF NOT EXISTS`: such a
+ * store is taken as it is).
+ */
+export const AUTH_SCHEMA: readonly SchemaStep[] = [
+  {
+    version: 1,
+    name: 'sessions, keys, used tokens, values',
+    sql: `CREATE TABLE IF NOT EXISTS auth_sessions (key TEXT PRIMARY KEY, data TEXT NOT NULL, expires_at BIGINT NOT NULL);
+      CREATE TABLE IF NOT EXISTS auth_core_keys (id TEXT PRIMARY KEY, wrapped TEXT NOT NULL, created_at BIGINT NOT NULL);
+      CREATE TABLE IF NOT EXISTS auth_used_tokens (hash TEXT PRIMARY KEY, expires_at BIGINT NOT NULL);
+      CREATE TABLE IF NOT EXISTS auth_values (name TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+  },
 ];
 
 export interface SessionEntry {
@@ -57,9 +68,15 @@ export class SqliteStore implements AuthStore {
   private readonly db: Database.Database;
   constructor(dataDir: string) {
     mkdirSync(dataDir, { recursive: true });
-    this.db = new Database(join(dataDir, 'auth.db'));
-    this.db.exec('PRAGMA journal_mode = WAL');
-    for (const sql of SCHEMA) this.db.exec(sql);
+    const path = join(dataDir, 'auth.db');
+    this.db = new Database(path);
+    try {
+      this.db.exec('PRAGMA journal_mode = WAL');
+      migrateSqliteSchema(this.db, { store: `the auth service's store ${path}`, steps: AUTH_SCHEMA });
+    } catch (error) {
+      this.db.close();
+      throw error;
+    }
   }
   async putSession(key: string, data: string, expiresAt: number): Promise<boolean> {
     const r = this.db
@@ -128,16 +145,34 @@ export class SqliteStore implements AuthStore {
   }
 }
 
-/** PostgreSQL, for several service instances sharing sessions, keys and replay marks. */
+/**
+ * PostgreSQL, for several service instances sharing sessions, keys and replay marks. Every
+ * statement stands alone (no session state), so the pool may go through PgBouncer in transaction
+ * mode. `PostgresStore.open` migrates before it answers, and refuses a newer schema.
+ */
 export class PostgresStore implements AuthStore {
   private readonly pool: pg.Pool;
   private readonly ready: Promise<void>;
   constructor(connectionString: string) {
     const pool = new pg.Pool({ connectionString, max: 4 });
     this.pool = pool;
-    this.ready = (async () => {
-      for (const sql of SCHEMA) await pool.query(sql);
-    })();
+    this.ready = migratePostgresSchema(pool, {
+      store: "the auth service's store",
+      table: 'auth_migrations',
+      steps: AUTH_SCHEMA,
+    }).then(() => {});
+  }
+
+  /** A store whose schema is up to date (migrated now, or refused with `SchemaTooNewError`). */
+  static async open(connectionString: string): Promise<PostgresStore> {
+    const store = new PostgresStore(connectionString);
+    try {
+      await store.ready;
+    } catch (error) {
+      await store.pool.end().catch(() => {});
+      throw error;
+    }
+    return store;
   }
   private async q(sql: string, params: unknown[]): Promise<pg.QueryResult<Row>> {
     await this.ready;

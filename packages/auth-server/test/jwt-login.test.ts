@@ -13,7 +13,7 @@ import {
   secp256k1PublicKey,
 } from '@portico/auth';
 import { type AuthServer, startAuthServer } from '@portico/auth-server';
-import { serviceUrl, tempDir } from '@portico/testkit';
+import { freshDatabase, serviceUrl, tempDir } from '@portico/testkit';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { type JwksIssuer, startJwksIssuer, unsignedToken } from './helpers.ts';
 
@@ -507,9 +507,11 @@ describe('PostgreSQL store', () => {
   it('logs in and restores a session with the store in PostgreSQL', { skip: pg.skip }, async () => {
     const issuer = await startJwksIssuer();
     const dir = tempDir('portico-auth-pg-');
+    // A database of its own: the store's schema version is not shared with other branches' runs.
+    const database = await freshDatabase(pg.url!);
     const server = await startAuthServer({
       dataDir: dir.path,
-      databaseUrl: pg.url,
+      databaseUrl: database.url,
       masterKey: 'b'.repeat(64),
       verifiers: { jwt: { type: 'jwt', jwksUrl: issuer.jwksUrl } },
     });
@@ -529,6 +531,7 @@ describe('PostgreSQL store', () => {
     } finally {
       await server.close();
       await issuer.close();
+      await database.drop();
       dir.cleanup();
     }
   });

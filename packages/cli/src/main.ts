@@ -40,7 +40,8 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await (await load())(rest);
   } catch (error) {
-    if (error instanceof CliError || (error as Error).name === 'ConfigError' || error instanceof TypeError) {
+    const named = ['ConfigError', 'SchemaTooNewError'].includes((error as Error).name);
+    if (error instanceof CliError || named || error instanceof TypeError) {
       console.error(`portico ${command}: ${(error as Error).message}`);
       return 2;
     }

@@ -59,7 +59,7 @@ describe('portico start --workers', { skip }, () => {
         port: 0,
         adminToken: ADMIN_TOKEN,
         logLevel: 'warn',
-        stores: { kind: 'shared', databaseUrl: schema.url, redisUrl: redis.url, redisKeyPrefix: prefix },
+        stores: { kind: 'shared', databaseUrl: schema.url, redis: redis.url, redisKeyPrefix: prefix },
         networks: [{ name: 'local', chainId: 'eip155:31337', upstreams: [anvil.url], cache: false }],
       }),
     );

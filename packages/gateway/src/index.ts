@@ -14,6 +14,12 @@ export {
   type SharedStoresConfig,
   type StoresConfig,
 } from './config/config.ts';
+export type {
+  RedisClusterTarget,
+  RedisNode,
+  RedisSentinelTarget,
+  RedisTarget,
+} from './config/redis-target.ts';
 export { nextUtcMidnight, utcDay } from './credits/day.ts';
 export type { CreditLedger, DebitResult } from './credits/ledger.ts';
 export { MemoryCreditLedger } from './credits/memory-ledger.ts';
@@ -38,6 +44,9 @@ export { EVM_METHOD_RULES, EVM_PASSTHROUGH_METHODS } from './methods/evm/methods
 export { decodeRevertReason } from './methods/evm/revert.ts';
 export { type Readiness, readiness } from './observability/health.ts';
 export { GatewayMetrics, type RpcItemEvent } from './observability/metrics.ts';
+export { serveGateway } from './process/serve.ts';
+export { onShutdown, SHUTDOWN_MESSAGE } from './process/shutdown.ts';
+export { isWorker, printsBanner, READY_MESSAGE, reportReady, superviseWorkers } from './process/workers.ts';
 export {
   GATEWAY_ERRORS,
   GatewayError,

@@ -54,7 +54,7 @@ describe('admin API while a shared store is down', { skip: postgres.skip || redi
       {
         kind: 'shared',
         databaseUrl: postgresProxy.url,
-        redisUrl: redisProxy.url,
+        redis: redisProxy.url,
         redisFailure: 'closed',
         redisKeyPrefix: prefix,
       },

@@ -156,7 +156,7 @@ describe('shared stores', { skip: postgres.skip || redis.skip }, () => {
     const prefix = freshPrefix();
     return {
       config: {
-        stores: { kind: 'shared', databaseUrl: schema.url, redisUrl: redis.url, redisKeyPrefix: prefix },
+        stores: { kind: 'shared', databaseUrl: schema.url, redis: redis.url, redisKeyPrefix: prefix },
       },
       cache: { store: 'redis' },
       cleanup: async () => {

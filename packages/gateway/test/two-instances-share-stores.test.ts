@@ -41,7 +41,7 @@ describe('two gateway instances on shared stores', { skip: postgres.skip || redi
   const shared = (redisUrl = redis.url!, redisFailure: 'closed' | 'open' = 'closed') => ({
     kind: 'shared' as const,
     databaseUrl: schema.url,
-    redisUrl,
+    redis: redisUrl,
     redisFailure,
     redisKeyPrefix: prefix,
   });

@@ -1,5 +1,18 @@
 export { assertAccessible } from './accessibility.ts';
 export { CHROMIUM_ARGS, CHROMIUM_PATH, launchChromium } from './browser.ts';
 export { usageByMethod } from './gateway.ts';
+export {
+  type FreshDatabase,
+  freePort,
+  freshDatabase,
+  type LocalPgBouncer,
+  type LocalRedisCluster,
+  type LocalRedisSentinel,
+  localBinary,
+  startPgBouncer,
+  startRedisCluster,
+  startRedisSentinel,
+  waitFor,
+} from './local-servers.ts';
 export { serviceUrl, tempDir } from './services.ts';
 export { unsignedTransfer, waitForSignature } from './solana.ts';

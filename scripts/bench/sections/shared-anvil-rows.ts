@@ -109,7 +109,7 @@ export async function sharedAnvilRows(
         const stores = {
           kind: 'shared',
           databaseUrl: process.env.DATABASE_URL,
-          redisUrl: process.env.REDIS_URL,
+          redis: process.env.REDIS_URL,
           redisKeyPrefix: `bench-${Date.now()}:`,
         };
         // Metering measured on cache hits, the cache in memory in both: no upstream call and no merged

@@ -13,7 +13,7 @@ import {
   startAnvil,
   startSolanaLedger,
 } from '@portico/devchain';
-import { type Gateway, type KeyStore, parseConfig, startGateway } from '@portico/gateway';
+import { type Gateway, type KeyStore, onShutdown, parseConfig, startGateway } from '@portico/gateway';
 import { AUTO_APPROVE_WARNING, startWallet, walletBannerLines, walletConfigOut } from '@portico/wallet';
 import pino from 'pino';
 import { printBanner } from '../banner.ts';
@@ -28,7 +28,6 @@ import {
   writeRunning,
 } from '../dev-services.ts';
 import { CliError } from '../errors.ts';
-import { onShutdown } from '../shutdown.ts';
 
 const HELP = `portico dev [options]
 

@@ -1,7 +1,6 @@
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { GatewayConfig, NetworkConfig } from '../config/config.ts';
-import { createRedisClient, RedisHealth, whenRedisReady } from '../stores/redis.ts';
+import { createRedisClient, type RedisConnection, RedisHealth, whenRedisReady } from '../stores/redis.ts';
 import { MemoryResponseCache } from './memory-response-cache.ts';
 import { RedisResponseCache } from './redis-response-cache.ts';
 import type { ResponseCache } from './response-cache.ts';
@@ -30,10 +29,10 @@ export async function openResponseCaches(
 ): Promise<ResponseCaches> {
   const stores = config.stores?.kind === 'shared' ? config.stores : undefined;
   const wantsRedis = config.networks.some((n) => n.cache.enabled && n.cache.store === 'redis');
-  let redis: Redis | undefined;
+  let redis: RedisConnection | undefined;
   let health: RedisHealth | undefined;
   if (stores && wantsRedis) {
-    redis = createRedisClient(stores.cacheRedisUrl ?? stores.redisUrl, {
+    redis = createRedisClient(stores.cacheRedis ?? stores.redis, {
       commandTimeoutMs: REDIS_COMMAND_TIMEOUT_MS,
     });
     let lastWarned = Number.NEGATIVE_INFINITY;

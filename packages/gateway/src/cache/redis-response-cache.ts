@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { JsonResult } from '../rpc/json-result.ts';
-import { RedisHealth, RedisScript } from '../stores/redis.ts';
+import { type RedisConnection, RedisHealth, RedisScript, scanTargets, slotPrefix } from '../stores/redis.ts';
 import type { CachedReply, ResponseCache } from './response-cache.ts';
 
 /**
@@ -60,7 +59,9 @@ export type RedisResponseCacheOptions = {
 
 /**
  * The response cache shared by every gateway instance on one Redis. An entry lives at
- * `<prefix>cache:<network>:<SHA-256 of the request, base64url>`; final entries expire after
+ * `<prefix>cache:<network>:<SHA-256 of the request, base64url>` (on a Redis Cluster
+ * `{<prefix>cache:<network>}:<…>`: a network's entries share one slot, since a reorg's eviction
+ * touches all its unfinalized ones in one script); final entries expire after
  * `finalTtlMs`, unfinalized ones after `unfinalizedTtlMs` and are listed in the sorted set
  * `<prefix>cache:<network>:unfinalized` that a reorg eviction empties atomically. An unfinalized
  * entry whose block is known also has a copy at `…:stale:<hash>`, listed in the same index and
@@ -89,10 +90,10 @@ export class RedisResponseCache implements ResponseCache {
   storeErrors = 0;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly options: RedisResponseCacheOptions,
   ) {
-    this.namespace = `${options.keyPrefix ?? 'portico:'}cache:${options.network}:`;
+    this.namespace = slotPrefix(redis, `${options.keyPrefix ?? 'portico:'}cache:${options.network}`);
     this.index = `${this.namespace}unfinalized`;
     this.health = options.health ?? new RedisHealth();
   }
@@ -197,12 +198,14 @@ export class RedisResponseCache implements ResponseCache {
 
   /** Every key of the network's cache (rare: only when final data may be stale). */
   private async dropAll() {
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${this.namespace}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) await this.redis.unlink(...keys);
-    } while (cursor !== '0');
+    for (const node of scanTargets(this.redis)) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await node.scan(cursor, 'MATCH', `${this.namespace}*`, 'COUNT', 1000);
+        cursor = next;
+        if (keys.length) await node.unlink(...keys);
+      } while (cursor !== '0');
+    }
   }
 
   /** True while Redis is failing, except for one probe call per PROBE_EVERY_MS. */

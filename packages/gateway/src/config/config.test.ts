@@ -15,14 +15,14 @@ test('shared stores take their URLs from the environment and fail closed by defa
   const config = parseConfig(
     {
       ...base,
-      stores: { kind: 'shared', databaseUrl: `\${PG_URL}`, redisUrl: `redis://:\${REDIS_PASS}@cache:6379/0` },
+      stores: { kind: 'shared', databaseUrl: `\${PG_URL}`, redis: `redis://:\${REDIS_PASS}@cache:6379/0` },
     },
     env,
   );
   assert.deepEqual(config.stores, {
     kind: 'shared',
     databaseUrl: 'postgres://gw:secret@db:5432/portico',
-    redisUrl: 'redis://:pw@cache:6379/0',
+    redis: 'redis://:pw@cache:6379/0',
     redisFailure: 'closed',
     redisKeyPrefix: 'portico:',
   });
@@ -32,7 +32,7 @@ test('shared stores take their URLs from the environment and fail closed by defa
       stores: {
         kind: 'shared',
         databaseUrl: 'postgresql://db/portico',
-        redisUrl: 'rediss://cache',
+        redis: 'rediss://cache',
         redisFailure: 'open',
         redisKeyPrefix: 'gw1:',
       },
@@ -47,9 +47,11 @@ test('a wrong stores section is refused with the field named', () => {
   const cases: [unknown, RegExp][] = [
     [{ kind: 'cloud' }, /stores\.kind must be embedded or shared/],
     [{ kind: 'embedded', redisUrl: 'redis://x' }, /apply only to kind: shared/],
-    [{ ...shared, redisUrl: undefined }, /stores\.redisUrl is required/],
+    [{ ...shared, redisUrl: undefined }, /stores\.redis is required/],
     [{ ...shared, databaseUrl: 'mysql://db/p' }, /stores\.databaseUrl must start with postgres:/],
-    [{ ...shared, redisUrl: 'http://cache' }, /stores\.redisUrl must start with redis:/],
+    [{ ...shared, redisUrl: 'http://cache' }, /stores\.redis must start with redis:/],
+    [{ ...shared, redis: 'redis://cache' }, /stores\.redisUrl is the older name of stores\.redis/],
+    [{ ...shared, databaseDirectUrl: 'http://db' }, /stores\.databaseDirectUrl must start with postgres:/],
     [{ ...shared, redisFailure: 'maybe' }, /stores\.redisFailure must be closed or open/],
     [{ ...shared, redisKeyPrefix: 'has space' }, /stores\.redisKeyPrefix/],
     [{ ...shared, poolSize: 3 }, /stores has unknown field\(s\): poolSize/],
@@ -122,7 +124,7 @@ test('the response cache is in memory with embedded stores and in Redis with sha
     { ...base, stores: { ...shared, cacheRedisUrl: `redis://\${CACHE_HOST}:6380` } },
     { CACHE_HOST: 'cache-2' },
   );
-  assert.equal(ownRedis.stores?.kind === 'shared' && ownRedis.stores.cacheRedisUrl, 'redis://cache-2:6380');
+  assert.equal(ownRedis.stores?.kind === 'shared' && ownRedis.stores.cacheRedis, 'redis://cache-2:6380');
 });
 
 test('a wrong cache section is refused with the field named', () => {
@@ -139,9 +141,80 @@ test('a wrong cache section is refused with the field named', () => {
     [network('yes'), /networks\[0\]\.cache must be an object/],
     [
       { ...base, stores: { ...shared, cacheRedisUrl: 'http://x' } },
-      /stores\.cacheRedisUrl must start with redis:/,
+      /stores\.cacheRedis must start with redis:/,
     ],
     [{ ...base, stores: { kind: 'embedded', cacheRedisUrl: 'redis://x' } }, /apply only to kind: shared/],
   ];
   for (const [config, message] of cases) assert.throws(() => parseConfig(config, {}), message);
+});
+
+test('stores.redis takes a Sentinel or a Cluster the way ioredis does, secrets from the environment', () => {
+  const stores = (redis: unknown) => ({ kind: 'shared', databaseUrl: 'postgres://db/p', redis });
+  const env = { REDIS_PASSWORD: 'hunter22', SENTINEL_PASSWORD: 'watch-it' };
+  const sentinel = parseConfig(
+    {
+      ...base,
+      stores: stores({
+        sentinels: ['sentinel-1:26379', { host: 'sentinel-2' }, '[::1]:26380'],
+        name: 'mymaster',
+        password: `\${REDIS_PASSWORD}`,
+        sentinelPassword: `\${SENTINEL_PASSWORD}`,
+        db: 2,
+      }),
+    },
+    env,
+  ).stores;
+  assert.deepEqual(sentinel?.kind === 'shared' && sentinel.redis, {
+    sentinels: [
+      { host: 'sentinel-1', port: 26379 },
+      { host: 'sentinel-2', port: 26379 },
+      { host: '::1', port: 26380 },
+    ],
+    name: 'mymaster',
+    password: 'hunter22',
+    sentinelPassword: 'watch-it',
+    db: 2,
+  });
+  const cluster = parseConfig(
+    {
+      ...base,
+      stores: stores({ cluster: ['redis-1:7000', { host: 'redis-2', port: 7001 }, 'redis-3'], tls: true }),
+    },
+    env,
+  ).stores;
+  assert.deepEqual(cluster?.kind === 'shared' && cluster.redis, {
+    cluster: [
+      { host: 'redis-1', port: 7000 },
+      { host: 'redis-2', port: 7001 },
+      { host: 'redis-3', port: 6379 },
+    ],
+    tls: true,
+  });
+  const ownCache = parseConfig(
+    { ...base, stores: { ...stores('redis://a'), cacheRedis: { cluster: ['cache-1:7000'] } } },
+    env,
+  ).stores;
+  assert.deepEqual(ownCache?.kind === 'shared' && ownCache.cacheRedis, {
+    cluster: [{ host: 'cache-1', port: 7000 }],
+  });
+});
+
+test('a wrong Sentinel or Cluster setting is refused with the field named', () => {
+  const stores = (redis: unknown) => ({
+    ...base,
+    stores: { kind: 'shared', databaseUrl: 'postgres://db/p', redis },
+  });
+  const cases: [unknown, RegExp][] = [
+    [{ sentinels: ['s:26379'] }, /stores\.redis\.name must be the master's name/],
+    [{ sentinels: [], name: 'm' }, /stores\.redis\.sentinels must be a non-empty list of nodes/],
+    [{ sentinels: ['s:99999'], name: 'm' }, /stores\.redis\.sentinels\[0\] must be host:port/],
+    [{ cluster: [{ host: 'a', port: 'x' }] }, /stores\.redis\.cluster\[0\] must be host:port/],
+    [{ cluster: ['a:1'], sentinels: ['b:2'] }, /either sentinels .* or cluster .*, not both/],
+    [{ url: 'redis://a' }, /either sentinels .* or cluster .*, not neither/],
+    [{ cluster: ['a:1'], name: 'm' }, /stores\.redis has unknown field\(s\): name \(allowed with cluster: /],
+    [{ sentinels: ['s'], name: 'm', db: 99 }, /stores\.redis\.db must be an integer from 0 to 15/],
+    [{ cluster: ['a'], password: `\${NOPE}` }, /stores\.redis\.password uses \$\{NOPE\}/],
+    [42, /stores\.redis must be a redis:\/\/ URL or an object/],
+  ];
+  for (const [redis, message] of cases) assert.throws(() => parseConfig(stores(redis), {}), message);
 });

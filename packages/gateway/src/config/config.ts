@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Context, Infer } from '@metamask/superstruct';
 import { parse as parseYaml } from 'yaml';
 import { DEFAULT_SUBSCRIPTION_COSTS } from '../types.ts';
+import { redisTarget } from './redis-target.ts';
 import {
   boolean,
   ConfigError,
@@ -223,8 +224,18 @@ const storesSchema = (env: NodeJS.ProcessEnv) =>
       kind: withDefault(oneOf(['embedded', 'shared'], 'must be embedded or shared'), 'embedded'),
       /** PostgreSQL for keys and usage (`postgres://…`); `${VAR}` is taken from the environment. */
       databaseUrl: fromEnv(serviceUrl(['postgres:', 'postgresql:']), env),
-      /** Redis for daily balances and per-second windows (`redis://…` or `rediss://…`). */
-      redisUrl: fromEnv(serviceUrl(['redis:', 'rediss:']), env),
+      /**
+       * A direct PostgreSQL connection (not through PgBouncer in transaction mode) for the key
+       * change listener (LISTEN). Default: `databaseUrl`.
+       */
+      databaseDirectUrl: optional(fromEnv(serviceUrl(['postgres:', 'postgresql:']), env)),
+      /**
+       * Redis for daily balances and per-second windows: a `redis://` / `rediss://` URL, a Sentinel
+       * (`{ sentinels, name }`) or a Cluster (`{ cluster }`).
+       */
+      redis: redisTarget(env),
+      /** The older name of `redis` (a URL); still read. */
+      redisUrl: olderName('redisUrl', 'redis'),
       /** While Redis is unreachable: `closed` (default) refuses metered requests, `open` meters locally. */
       redisFailure: withDefault(oneOf(['closed', 'open'], 'must be closed or open'), 'closed'),
       /** Prefix of the gateway's Redis keys. Default `portico:`. */
@@ -235,18 +246,19 @@ const storesSchema = (env: NodeJS.ProcessEnv) =>
         }),
         'portico:',
       ),
-      /** A Redis of its own for the response cache (`cache.store: redis`). Default: `redisUrl`. */
-      cacheRedisUrl: optional(
-        fromEnv(serviceUrl(['redis:', 'rediss:']), env),
-        (value) => value === undefined,
-      ),
+      /** A Redis of its own for the response cache (`cache.store: redis`), in any form of `redis`. Default: `redis`. */
+      cacheRedis: optional(redisTarget(env), (value) => value === undefined),
+      /** The older name of `cacheRedis` (a URL); still read. */
+      cacheRedisUrl: olderName('cacheRedisUrl', 'cacheRedis'),
     },
     {
       prepare: (value) => {
         if (value === undefined || value === null) return { kind: 'embedded' };
-        return isRecord(value) && (value.kind === undefined || value.kind === null)
-          ? { ...value, kind: 'embedded' }
-          : value;
+        if (!isRecord(value)) return value;
+        const stores = { ...value, kind: value.kind ?? 'embedded' };
+        renameOlder(stores, 'redisUrl', 'redis');
+        renameOlder(stores, 'cacheRedisUrl', 'cacheRedis');
+        return stores;
       },
       // Embedded stores have no settings: only `kind` may be written.
       check: (value) => {
@@ -261,6 +273,19 @@ const storesSchema = (env: NodeJS.ProcessEnv) =>
       checkFirst: ['kind', 'redisFailure', 'redisKeyPrefix'],
     },
   );
+
+/** A field's older name, read as the new one (`renameOlder`); refused when both are written. */
+const olderName = (older: string, current: string) =>
+  optional(
+    field<never>(() => `stores.${older} is the older name of stores.${current}: write only ${current}`),
+  );
+
+/** Moves a value written under a field's older name to its current name, unless both are written. */
+function renameOlder(stores: Record<string, unknown>, older: string, current: string) {
+  if (stores[older] === undefined || stores[current] !== undefined) return;
+  stores[current] = stores[older];
+  delete stores[older];
+}
 
 const gatewaySchema = (env: NodeJS.ProcessEnv) =>
   section(
@@ -341,7 +366,7 @@ const gatewaySchema = (env: NodeJS.ProcessEnv) =>
 export type CacheConfig = Infer<typeof cacheSchema>;
 export type NetworkConfig = Infer<ReturnType<typeof networkSchema>>;
 type StoresFields = Infer<ReturnType<typeof storesSchema>>;
-export type SharedStoresConfig = StoresFields & { kind: 'shared' };
+export type SharedStoresConfig = Omit<StoresFields, 'redisUrl' | 'cacheRedisUrl'> & { kind: 'shared' };
 /** Where keys, usage and balances live: `embedded` (one instance) or `shared` (several instances). */
 export type StoresConfig = { kind: 'embedded' } | SharedStoresConfig;
 type ParsedConfig = Infer<ReturnType<typeof gatewaySchema>>;

@@ -99,19 +99,25 @@ class MissingVariable {
   constructor(readonly name: string) {}
 }
 
+/** `text` with every `${VAR}` replaced from `env`, or the first variable that is not set. */
+export function fillFromEnv(text: string, env: NodeJS.ProcessEnv): string | { missing: string } {
+  let missing: string | undefined;
+  const filled = text.replace(/\$\{([A-Z0-9_]+)\}/g, (_, name: string) => {
+    const found = env[name];
+    missing ??= found === undefined ? name : undefined;
+    return found ?? '';
+  });
+  return missing === undefined ? filled : { missing };
+}
+
 /** `${VAR}` in a string is replaced by the environment variable, so secrets stay out of the file. */
 export function fromEnv<T>(struct: Struct<T, null>, env: NodeJS.ProcessEnv): Struct<T, null> {
   return new Struct<T, null>({
     ...struct,
     coercer: (value, context) => {
       if (typeof value !== 'string') return struct.coercer(value, context);
-      let missing: string | undefined;
-      const text = value.replace(/\$\{([A-Z0-9_]+)\}/g, (_, name: string) => {
-        const found = env[name];
-        missing ??= found === undefined ? name : undefined;
-        return found ?? '';
-      });
-      return missing === undefined ? struct.coercer(text, context) : new MissingVariable(missing);
+      const text = fillFromEnv(value, env);
+      return typeof text === 'string' ? struct.coercer(text, context) : new MissingVariable(text.missing);
     },
     validator: (value, context) =>
       value instanceof MissingVariable

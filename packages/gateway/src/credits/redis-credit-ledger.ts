@@ -1,5 +1,11 @@
-import type { Redis } from 'ioredis';
-import { meteringUnavailable, type RedisFailureMode, RedisHealth, RedisScript } from '../stores/redis.ts';
+import {
+  meteringUnavailable,
+  type RedisConnection,
+  type RedisFailureMode,
+  RedisHealth,
+  RedisScript,
+  slotPrefix,
+} from '../stores/redis.ts';
 import { nextUtcMidnight, utcDay } from './day.ts';
 import type { CreditLedger, DebitResult } from './ledger.ts';
 
@@ -121,7 +127,8 @@ export type RedisCreditLedgerOptions = {
 
 /**
  * Daily balances in Redis, shared by every gateway instance: one counter per key and UTC day
- * (`<prefix>credits:<keyId>:<day>`, expiring an hour after the day), debited by a Lua script that
+ * (`<prefix>credits:<keyId>:<day>`, on a Redis Cluster `{<prefix>credits}:<keyId>:<day>`, one slot
+ * for all, since a turn's script touches many; expiring an hour after the day), debited by a Lua script that
  * checks and increments atomically, so N instances together never spend more than the daily limit.
  *
  * The debits asked for in one event-loop turn go out together at the end of that turn, as one call
@@ -137,7 +144,8 @@ export type RedisCreditLedgerOptions = {
  * in Redis, and adds what it spent meanwhile to the Redis counter once Redis answers again.
  */
 export class RedisCreditLedger implements CreditLedger {
-  private readonly prefix: string;
+  /** Where the counters' names start; on a Redis Cluster all in one slot, for the turn's script. */
+  private readonly counters: string;
   private readonly failure: RedisFailureMode;
   private readonly health: RedisHealth;
   private readonly clock: () => number;
@@ -151,17 +159,17 @@ export class RedisCreditLedger implements CreditLedger {
   private expiryOf = { day: '', at: 0 };
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly options: RedisCreditLedgerOptions = {},
   ) {
-    this.prefix = options.keyPrefix ?? 'portico:';
+    this.counters = slotPrefix(redis, `${options.keyPrefix ?? 'portico:'}credits`);
     this.failure = options.failure ?? 'closed';
     this.health = options.health ?? new RedisHealth();
     this.clock = options.clock ?? Date.now;
   }
 
   private key(keyId: string, day: string) {
-    return `${this.prefix}credits:${keyId}:${day}`;
+    return `${this.counters}${keyId}:${day}`;
   }
 
   private expiry(day: string) {

@@ -1,5 +1,10 @@
-import type { Redis } from 'ioredis';
-import { meteringUnavailable, type RedisFailureMode, RedisHealth, RedisScript } from '../stores/redis.ts';
+import {
+  meteringUnavailable,
+  type RedisConnection,
+  type RedisFailureMode,
+  RedisHealth,
+  RedisScript,
+} from '../stores/redis.ts';
 import { MemoryRateLimiter, type RateLimiter, type RateResult } from './rate-limiter.ts';
 
 /** Takes credits from a one-second window if they fit under the cap, atomically. */
@@ -34,7 +39,7 @@ export class RedisRateLimiter implements RateLimiter {
   private readonly local = new MemoryRateLimiter();
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     options: RedisRateLimiterOptions = {},
   ) {
     this.prefix = options.keyPrefix ?? 'portico:';

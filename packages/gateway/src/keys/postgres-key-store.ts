@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { StoreUnavailableError } from '../rpc/errors.ts';
 import { KEYS_CHANNEL, whilePostgresReachable } from '../stores/postgres.ts';
@@ -11,6 +12,9 @@ import {
   prepareNewKey,
   validateKeyChanges,
 } from './key-store.ts';
+
+const UNHEARD =
+  'the key change listener did not hear its own test notification (is its connection a PgBouncer in transaction mode? set stores.databaseDirectUrl to PostgreSQL itself): key lookups go to PostgreSQL on every request';
 
 type Row = {
   id: string;
@@ -44,6 +48,8 @@ export type PostgresKeyStoreOptions = {
   onError?: (error: Error) => void;
   /** Wait between attempts to re-establish the change listener. Default 1000 ms. */
   reconnectMs?: number;
+  /** How long the listener waits for its own test notification before it is not trusted. Default 2000 ms. */
+  probeTimeoutMs?: number;
 };
 
 /**
@@ -55,6 +61,12 @@ export type PostgresKeyStoreOptions = {
  * instance, the CLI, plain SQL) takes effect everywhere as soon as the notification arrives. While
  * the listener is not connected the cache is not used at all (every lookup asks PostgreSQL), so a
  * lost notification can never leave a revoked key usable.
+ *
+ * The listener proves it hears notifications before the cache is used: it sends one through the
+ * pool and waits for it. Through PgBouncer in transaction mode a LISTEN is held by a server
+ * connection the listener does not keep, so the test notification never comes; the listener is
+ * then not trusted (lookups go to PostgreSQL) and `onError` says to give it `listenUrl`, a direct
+ * connection.
  */
 export class PostgresKeyStore implements KeyStore {
   private readonly cache = new Map<string, ApiKeyRecord | null>();
@@ -66,9 +78,13 @@ export class PostgresKeyStore implements KeyStore {
   private reconnectTimer: NodeJS.Timeout | undefined;
   private readonly ready: Promise<void>;
 
+  /**
+   * `listenUrl` is where the change listener connects: PostgreSQL itself (a session of its own),
+   * not a pooler in transaction mode; the pool may go through one.
+   */
   constructor(
     private readonly pool: pg.Pool,
-    private readonly databaseUrl: string,
+    private readonly listenUrl: string,
     private readonly options: PostgresKeyStoreOptions = {},
   ) {
     this.ready = this.listen();
@@ -197,19 +213,28 @@ export class PostgresKeyStore implements KeyStore {
 
   private async listen() {
     if (this.closed) return;
-    const client = new pg.Client({ connectionString: this.databaseUrl });
+    const client = new pg.Client({ connectionString: this.listenUrl });
     this.listener = client;
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client));
     let schema: string | undefined;
+    const probe = `probe:${randomUUID()}`;
+    let heard: () => void = () => {};
+    const probeHeard = new Promise<boolean>((resolve) => {
+      heard = () => resolve(true);
+      setTimeout(() => resolve(false), this.options.probeTimeoutMs ?? 2000).unref();
+    });
     // The payload is the schema of the changed table: stores in other schemas are not ours.
     client.on('notification', (message) => {
-      if (schema === undefined || message.payload === schema) this.invalidate();
+      if (message.payload === probe) heard();
+      else if (schema === undefined || message.payload === schema) this.invalidate();
     });
     try {
       await client.connect();
       await client.query(`LISTEN ${KEYS_CHANNEL}`);
       schema = (await client.query<{ schema: string }>('SELECT current_schema() AS schema')).rows[0].schema;
+      await this.pool.query('SELECT pg_notify($1, $2)', [KEYS_CHANNEL, probe]);
+      if (!(await probeHeard)) throw new Error(UNHEARD);
       if (this.listener !== client) {
         await client.end().catch(() => {});
         return;

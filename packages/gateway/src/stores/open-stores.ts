@@ -1,6 +1,8 @@
 import { join } from 'node:path';
+import { SchemaTooNewError } from '@portico/store-schema';
 import type { Logger } from 'pino';
 import type { SharedStoresConfig } from '../config/config.ts';
+import { redisSecrets } from '../config/redis-target.ts';
 import type { CreditLedger } from '../credits/ledger.ts';
 import { MemoryRateLimiter, type RateLimiter } from '../credits/rate-limiter.ts';
 import { RedisCreditLedger } from '../credits/redis-credit-ledger.ts';
@@ -76,7 +78,11 @@ export async function openSharedStores(
   // At most one line per kind of problem every 10 s, so an outage does not flood the log.
   const lastWarned = new Map<string, number>();
   // Driver messages may quote the connection string (and its password): they are cleaned first.
-  const secrets = [...upstreamSecrets(config.databaseUrl), ...upstreamSecrets(config.redisUrl)];
+  const secrets = [
+    ...upstreamSecrets(config.databaseUrl),
+    ...(config.databaseDirectUrl ? upstreamSecrets(config.databaseDirectUrl) : []),
+    ...redisSecrets(config.redis),
+  ];
   const clean = (error: Error | undefined) =>
     error === undefined ? undefined : sanitiseUpstreamMessage(error.message, secrets);
   const warn = (what: string) => (error: Error) => {
@@ -91,16 +97,18 @@ export async function openSharedStores(
     if (applied.length) logger?.info({ migrations: applied }, 'postgres schema migrated');
   } catch (error) {
     await pool.end().catch(() => {});
+    // A schema from a later release is said as it is: it names the store and what to do.
+    if (error instanceof SchemaTooNewError) throw error;
     throw new Error(`cannot prepare the shared PostgreSQL store: ${clean(error as Error)}`);
   }
-  const keys = new PostgresKeyStore(pool, config.databaseUrl, {
+  const keys = new PostgresKeyStore(pool, config.databaseDirectUrl ?? config.databaseUrl, {
     onError: warn('postgres key store: lookups bypass the cache until the change listener is back'),
   });
   await keys.whenListening();
   const usage = new PostgresUsageRecorder(pool, {
     onError: warn('usage could not be written; kept for retry'),
   });
-  const redis = createRedisClient(config.redisUrl);
+  const redis = createRedisClient(config.redis);
   const health = new RedisHealth((up, error) => {
     if (up) logger?.info('redis is reachable again: metering is shared again');
     else

@@ -1,3 +1,4 @@
+import { migratePostgresSchema, type SchemaStep } from '@portico/store-schema';
 import pg from 'pg';
 import { STORE_LABELS, StoreUnavailableError } from '../rpc/errors.ts';
 
@@ -5,9 +6,9 @@ import { STORE_LABELS, StoreUnavailableError } from '../rpc/errors.ts';
 export const KEYS_CHANNEL = 'portico_api_keys_changed';
 
 /** Schema steps of the shared PostgreSQL store, applied in order and recorded in `portico_migrations`. */
-const MIGRATIONS: { id: number; name: string; sql: string }[] = [
+const MIGRATIONS: SchemaStep[] = [
   {
-    id: 1,
+    version: 1,
     name: 'keys and usage',
     sql: `
       CREATE TABLE api_keys (
@@ -45,7 +46,7 @@ const MIGRATIONS: { id: number; name: string; sql: string }[] = [
         FOR EACH STATEMENT EXECUTE FUNCTION portico_api_keys_changed();`,
   },
   {
-    id: 2,
+    version: 2,
     name: 'per-key security settings',
     sql: `ALTER TABLE api_keys ADD COLUMN settings JSONB NOT NULL DEFAULT '{}'::jsonb;`,
   },
@@ -90,43 +91,16 @@ export async function whilePostgresReachable<T>(operation: () => Promise<T>): Pr
 }
 
 /**
- * Brings the schema (in the connection's `search_path`) up to date. Safe when several instances
- * start at once: every run holds a transaction-scoped advisory lock for its schema, so one applies
- * the missing steps and the others then find them recorded.
+ * Brings the schema (in the connection's `search_path`) up to date; refuses one a later release
+ * wrote (`SchemaTooNewError`). Safe when several instances start at once (a transaction-scoped
+ * advisory lock) and through PgBouncer in transaction mode.
  */
-export async function migratePostgres(pool: pg.Pool): Promise<number[]> {
-  const client = await pool.connect();
-  const applied: number[] = [];
-  try {
-    await client.query('BEGIN');
-    await client.query(`SELECT pg_advisory_xact_lock(hashtext('portico_migrations:' || current_schema()))`);
-    await client.query(
-      `CREATE TABLE IF NOT EXISTS portico_migrations (
-         id INTEGER PRIMARY KEY,
-         name TEXT NOT NULL,
-         applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
-       )`,
-    );
-    const done = new Set(
-      (await client.query<{ id: number }>('SELECT id FROM portico_migrations')).rows.map((r) => r.id),
-    );
-    for (const migration of MIGRATIONS) {
-      if (done.has(migration.id)) continue;
-      await client.query(migration.sql);
-      await client.query('INSERT INTO portico_migrations (id, name) VALUES ($1, $2)', [
-        migration.id,
-        migration.name,
-      ]);
-      applied.push(migration.id);
-    }
-    await client.query('COMMIT');
-    return applied;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+export function migratePostgres(pool: pg.Pool): Promise<number[]> {
+  return migratePostgresSchema(pool, {
+    store: "the gateway's shared store",
+    table: 'portico_migrations',
+    steps: MIGRATIONS,
+  });
 }
 
 /** The number of schema steps this version knows (for tests and diagnostics). */

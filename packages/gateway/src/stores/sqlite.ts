@@ -1,12 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { migrateSqliteSchema, type SchemaStep, statementsOf } from '@portico/store-schema';
 import Database from 'libsql';
 import { STORE_LABELS, StoreUnavailableError } from '../rpc/errors.ts';
 
 export type SqliteDatabase = InstanceType<typeof Database>;
 
 /** Schema steps, applied in order and recorded in `PRAGMA user_version`. */
-const MIGRATIONS = [
+const STEPS = [
   `CREATE TABLE api_keys (
      id TEXT PRIMARY KEY,
      name TEXT NOT NULL,
@@ -45,25 +46,34 @@ const MIGRATIONS = [
    INSERT INTO credits_spent (key_id, day, credits)
      SELECT key_id, day, SUM(credits) FROM usage GROUP BY key_id, day`,
 ];
+const NAMES = [
+  'keys and usage',
+  'projects and per-second caps',
+  'per-key security settings',
+  'balances on disk',
+];
+const MIGRATIONS: SchemaStep[] = STEPS.map((sql, i) => ({ version: i + 1, name: NAMES[i], sql }));
 
-/** Opens (creating if needed) the gateway's SQLite database and brings its schema up to date. */
+/**
+ * Opens (creating if needed) the gateway's SQLite database and brings its schema up to date;
+ * refuses a database a later release wrote (`SchemaTooNewError`).
+ */
 export function openSqlite(path: string): SqliteDatabase {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   execAll(db, 'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
-  const version = scalar<number>(db.prepare('PRAGMA user_version'));
-  for (let step = version; step < MIGRATIONS.length; step++) {
-    db.exec('BEGIN');
-    execAll(db, MIGRATIONS[step]);
-    db.exec(`PRAGMA user_version = ${step + 1}`);
-    db.exec('COMMIT');
+  try {
+    migrateSqliteSchema(db, { store: `the gateway's store ${path}`, steps: MIGRATIONS });
+  } catch (error) {
+    db.close();
+    throw error;
   }
   return db;
 }
 
 /** Runs each statement of a script (libsql's exec runs only the first statement of a script). */
 export function execAll(db: SqliteDatabase, script: string) {
-  for (const statement of script.split(';')) if (statement.trim()) db.exec(statement);
+  for (const statement of statementsOf(script)) db.exec(statement);
 }
 
 type Statement = ReturnType<SqliteDatabase['prepare']>;

@@ -1,5 +1,7 @@
+import { migratePostgresSchema } from '@portico/store-schema';
 import pg from 'pg';
 import type { Session } from '../caip/types.ts';
+import { sessionSchema } from './schema.ts';
 import type { SessionStore } from './types.ts';
 
 export type PostgresSessionStoreOptions = {
@@ -9,18 +11,27 @@ export type PostgresSessionStoreOptions = {
   table?: string;
 };
 
-/** Sessions in PostgreSQL, for a hosted wallet with several instances. */
+/**
+ * Sessions in PostgreSQL, for a hosted wallet with several instances. Each statement stands alone
+ * (PgBouncer in transaction mode is fine); the schema is migrated at creation, and a schema a
+ * later release wrote is refused (`SchemaTooNewError`).
+ */
 export async function createPostgresSessionStore(
   options: PostgresSessionStoreOptions,
 ): Promise<SessionStore> {
   const table = options.table ?? 'multichain_sessions';
   if (!/^[a-z_][a-z0-9_]*$/.test(table)) throw new Error(`invalid table name: ${table}`);
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 4 });
-  await pool.query(`CREATE TABLE IF NOT EXISTS ${table} (
-    origin TEXT PRIMARY KEY,
-    session JSONB NOT NULL,
-    updated_at TIMESTAMPTZ NOT NULL DEFAULT now()
-  )`);
+  try {
+    await migratePostgresSchema(pool, {
+      store: `the wallet's session store (${table})`,
+      table: `${table}_migrations`,
+      steps: sessionSchema(table, 'JSONB', 'TIMESTAMPTZ NOT NULL DEFAULT now()'),
+    });
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw error;
+  }
   return {
     async get(origin) {
       const result = await pool.query<{ session: Session }>(

@@ -1,20 +1,29 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { migrateSqliteSchema } from '@portico/store-schema';
 import Database from 'libsql';
 import type { Session } from '../caip/types.ts';
+import { sessionSchema } from './schema.ts';
 import type { SessionStore } from './types.ts';
 
 type Row = { origin: string; session: string };
 
-/** Sessions in an embedded SQLite file (libsql), so they survive a wallet restart. */
+/**
+ * Sessions in an embedded SQLite file (libsql), so they survive a wallet restart. The schema is
+ * migrated on open; a file a later release wrote is refused (`SchemaTooNewError`).
+ */
 export function createSqliteSessionStore(path: string): SessionStore {
   mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
-  db.exec(`CREATE TABLE IF NOT EXISTS multichain_sessions (
-    origin TEXT PRIMARY KEY,
-    session TEXT NOT NULL,
-    updated_at INTEGER NOT NULL
-  )`);
+  try {
+    migrateSqliteSchema(db, {
+      store: `the wallet's session store ${path}`,
+      steps: sessionSchema('multichain_sessions', 'TEXT', 'INTEGER NOT NULL'),
+    });
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   const getStmt = db.prepare('SELECT origin, session FROM multichain_sessions WHERE origin = ?');
   const setStmt = db.prepare(
     `INSERT INTO multichain_sessions (origin, session, updated_at) VALUES (?, ?, ?)

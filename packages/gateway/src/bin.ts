@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+// `portico-gateway`: the gateway alone, for operators who run only it (installed with
+// @portico/gateway, without the portico command's dev chains, auth service or wallet).
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { loadConfigFile } from './config/config.ts';
+import { serveGateway } from './process/serve.ts';
+
+const HELP = `portico-gateway --config FILE [--workers N]
+
+Runs the Portico JSON-RPC gateway in front of real nodes. FILE is YAML or JSON (the README's
+"Configuration"); the admin token may come from PORTICO_ADMIN_TOKEN instead of the file.
+
+--workers N   N gateway processes sharing the port (one per core); needs stores.kind: shared.
+--version     prints the version.`;
+
+/** Mistakes in how the command was called: said in one line, exit code 2. */
+const ONE_LINE = new Set(['ConfigError', 'SchemaTooNewError', 'UsageError']);
+
+function usageError(message: string): Error {
+  return Object.assign(new Error(message), { name: 'UsageError' });
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      config: { type: 'string' },
+      workers: { type: 'string' },
+      help: { type: 'boolean' },
+      version: { type: 'boolean' },
+    },
+  });
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  if (values.version) {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    console.log(pkg.version);
+    return 0;
+  }
+  if (!values.config) throw usageError(`--config FILE is required\n\n${HELP}`);
+  const workers = values.workers === undefined ? 1 : Number(values.workers);
+  if (!Number.isInteger(workers) || workers < 1 || workers > 64)
+    throw usageError('--workers must be an integer from 1 to 64');
+  const config = loadConfigFile(values.config);
+  config.adminToken ??= process.env.PORTICO_ADMIN_TOKEN;
+  return serveGateway(config, { workers });
+}
+
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (error) {
+  const { name, message, stack } = error as Error;
+  const oneLine = ONE_LINE.has(name) || error instanceof TypeError;
+  console.error(`portico-gateway: ${oneLine ? message : (stack ?? message)}`);
+  process.exitCode = oneLine ? 2 : 1;
+}
