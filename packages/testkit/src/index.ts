@@ -14,5 +14,6 @@ export {
   startRedisSentinel,
   waitFor,
 } from './local-servers.ts';
+export { assertPublicApi, type PublicApi, readPublicApi } from './public-api.ts';
 export { serviceUrl, tempDir } from './services.ts';
 export { unsignedTransfer, waitForSignature } from './solana.ts';
