@@ -17,13 +17,21 @@ export type RawReply = {
 export async function post(
   url: string,
   body: unknown,
-  init: { headers?: Record<string, string>; method?: string } = {},
+  init: { headers?: Record<string, string>; method?: string; timeoutMs?: number } = {},
 ): Promise<RawReply> {
   const method = init.method ?? 'POST';
+  // A request the gateway never answers fails here, naming the URL, instead of hanging the run.
+  const timeoutMs = init.timeoutMs ?? 60_000;
   const response = await fetch(url, {
     method,
+    signal: AbortSignal.timeout(timeoutMs),
     headers: { 'content-type': 'application/json', ...init.headers },
     body: method === 'GET' ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  }).catch((error: unknown) => {
+    if (error instanceof Error && error.name === 'TimeoutError') {
+      throw new Error(`no answer from ${method} ${url} within ${timeoutMs} ms`, { cause: error });
+    }
+    throw error;
   });
   const text = await response.text();
   return {
