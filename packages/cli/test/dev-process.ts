@@ -21,10 +21,15 @@ export async function startDev(dataDir: string, extra: string[] = []): Promise<R
   let output = '';
   child.stdout?.on('data', (c) => (output += c));
   child.stderr?.on('data', (c) => (output += c));
-  const deadline = Date.now() + 60_000;
+  // Generous: a loaded 2-core machine has taken over a minute to start everything.
+  const deadline = Date.now() + 180_000;
   while (!existsSync(configPath) || !output.includes('Try:')) {
     if (child.exitCode !== null) throw new Error(`portico dev exited early:\n${output}`);
-    if (Date.now() > deadline) throw new Error(`portico dev did not start:\n${output}`);
+    if (Date.now() > deadline) {
+      // The caller never gets the child to stop: stop it here, or it keeps the test file alive.
+      child.kill('SIGKILL');
+      throw new Error(`portico dev did not start:\n${output}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   return { child, config: JSON.parse(readFileSync(configPath, 'utf8')), output: () => output };
