@@ -11,7 +11,10 @@ export interface RateLimiter {
 export class MemoryRateLimiter implements RateLimiter {
   private readonly windows = new Map<string, { second: number; used: number }>();
 
-  async take(keyId: string, credits: number, perSecond: number, now = Date.now()): Promise<RateResult> {
+  /** `clock` is the time of calls without `now` (tests freeze it to stay inside one second). */
+  constructor(private readonly clock: () => number = Date.now) {}
+
+  async take(keyId: string, credits: number, perSecond: number, now = this.clock()): Promise<RateResult> {
     const second = Math.floor(now / 1000);
     let window = this.windows.get(keyId);
     if (!window || window.second !== second) {
