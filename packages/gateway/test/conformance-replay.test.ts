@@ -146,7 +146,8 @@ const folderMissing = existsSync(fixturesDir)
   ? false
   : `the execution-apis fixtures are not at ${fixturesDir}`;
 // CI has ../shared beside the checkout: there a missing folder would hide 53 fixtures, so it fails.
-if (folderMissing && process.env.CI === 'true') throw new Error(`${folderMissing}, and CI=true requires them`);
+if (folderMissing && process.env.CI === 'true')
+  throw new Error(`${folderMissing}, and CI=true requires them`);
 if (folderMissing) console.log(`# skipping the conformance replay: ${folderMissing}`);
 
 describe('execution-apis fixtures replayed through the gateway', { skip: folderMissing }, () => {
