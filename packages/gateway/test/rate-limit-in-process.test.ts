@@ -8,7 +8,7 @@ import { parseConfig } from '../src/config/config.ts';
 import { MemoryRateLimiter } from '../src/credits/rate-limiter.ts';
 import { type Gateway, startGateway } from '../src/gateway.ts';
 import { openEmbeddedStores } from '../src/stores/open-stores.ts';
-import { post } from './harness.ts';
+import { post, type RpcReply } from './harness.ts';
 
 const COST = 10; // passthroughCost of the test network
 
@@ -41,7 +41,10 @@ describe('the in-process per-second cap', () => {
     const { key, record } = await gateway.keys.create({ name: 'capped', creditsPerSecond: 5 * COST + 5 });
     const body = { jsonrpc: '2.0', id: 7, method: 'eth_blockNumber', params: [] };
     const replies = await Promise.all(
-      Array.from({ length: 12 }, () => post(`${gateway.networks[0].baseUrl}/v3/${key}`, body)),
+      Array.from(
+        { length: 12 },
+        () => post(`${gateway.networks[0].baseUrl}/v3/${key}`, body) as Promise<RpcReply>,
+      ),
     );
     const served = replies.filter((r) => r.status === 200);
     const refused = replies.filter((r) => r.status === 429);
@@ -49,13 +52,13 @@ describe('the in-process per-second cap', () => {
     assert.equal(refused.length, 7);
     for (const reply of refused) {
       assert.equal(reply.body.id, 7);
-      assert.equal(reply.body.error.code, -32005);
-      assert.deepEqual(reply.body.error.data, {
+      assert.equal(reply.body.error?.code, -32005);
+      assert.deepEqual(reply.body.error?.data, {
         current_rps: 5 * COST,
         allowed_rps: 5 * COST + 5,
         backoff_seconds: 0.7,
       });
-      assert.match(reply.body.error.message, /per-second credit limit reached/);
+      assert.match(reply.body.error?.message ?? '', /per-second credit limit reached/);
     }
     assert.equal(await gateway.ledger.spent(record.id), 5 * COST);
   });
