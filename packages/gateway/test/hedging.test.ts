@@ -168,10 +168,16 @@ describe('writes are never hedged', () => {
   });
 
   test('eth_sendTransaction held by the first upstream waits for it and runs exactly once', async () => {
-    // A fresh pool tries its members in order: the held proxy first.
-    const pool = new UpstreamPool([new HttpUpstream(proxy.url), new HttpUpstream(anvil.url)], {
-      hedgeAfterMs: 10,
-    });
+    // A fresh pool tries its members in order: the held proxy first. The second member records
+    // what the pool asks of it: a write must never be asked twice.
+    const second = new HttpUpstream(anvil.url);
+    const askedOfSecond: string[] = [];
+    const callSecond = second.call.bind(second);
+    second.call = (method, params, signal) => {
+      askedOfSecond.push(method);
+      return callSecond(method, params, signal);
+    };
+    const pool = new UpstreamPool([new HttpUpstream(proxy.url), second], { hedgeAfterMs: 10 });
     const [from, to] = ACCOUNTS;
     const nonceBefore = await direct(anvil.url, 'eth_getTransactionCount', [from, 'latest']);
     proxy.state.hold = true;
@@ -180,8 +186,11 @@ describe('writes are never hedged', () => {
       () => proxy.state.methods.includes('eth_sendTransaction'),
       'the write reached the held upstream',
     );
-    // Twenty hedge delays: long enough for a wrong second send to reach anvil.
-    await new Promise((r) => setTimeout(r, 200));
+    // Node runs due timers in the order of their deadlines: once this timer (set after the hedge
+    // timer, for longer) has fired, a wrong hedge would already have been asked of the second
+    // member, however slow the machine.
+    await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(askedOfSecond, [], 'a write held by the first upstream is not hedged');
     proxy.release();
     const reply = await sending;
     assert.equal(reply.ok, true, JSON.stringify(reply));
@@ -194,6 +203,7 @@ describe('writes are never hedged', () => {
     );
     const nonceAfter = await direct(anvil.url, 'eth_getTransactionCount', [from, 'latest']);
     assert.equal(BigInt(nonceAfter as string) - BigInt(nonceBefore as string), 1n, 'sent exactly once');
+    assert.deepEqual(askedOfSecond, [], 'never sent to the second upstream');
     await pool.close();
   });
 });

@@ -9,6 +9,7 @@ import { createPublicClient, createWalletClient, http, webSocket } from 'viem';
 import { foundry } from 'viem/chains';
 import WebSocket from 'ws';
 import { closedPort, post, remaining, rpc, type Stack, startStack } from './harness.ts';
+import { eventually } from './shared-services.ts';
 
 const ADMIN_TOKEN = 'websocket-test-admin-token';
 
@@ -214,11 +215,11 @@ describe('WebSocket JSON-RPC', () => {
     });
     try {
       // Both subscriptions are open once the gateway counts them; then a transaction is mined.
-      for (let i = 0; i < 200; i++) {
+      const bothOpen = await eventually(async () => {
         const text = await (await fetch(`${stack.gateway.url}/metrics`)).text();
-        if (/portico_ws_subscriptions\{network="local"\} 2/.test(text)) break;
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
+        return /portico_ws_subscriptions\{network="local"\} 2/.test(text);
+      }, 400);
+      assert.ok(bothOpen, 'the gateway counts both subscriptions open');
       const wallet = createWalletClient({ chain: foundry, transport: http(stack.anvil.url) });
       await wallet.writeContract({
         account: seed.accounts[0],
