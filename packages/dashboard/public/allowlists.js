@@ -6,6 +6,7 @@
 export const MAX_ENTRIES = 30;
 
 /** The four allowlists: the admin API's field name, and how the page names and explains each. */
+/** @type {{ field: string, id: string, label: string, noun: [string, string], hint: string }[]} */
 export const LISTS = [
   {
     field: 'allowedOrigins',

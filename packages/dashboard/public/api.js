@@ -22,6 +22,9 @@ export class ApiError extends Error {
 /**
  * Calls `/admin<path>` and returns the parsed JSON body, or throws an ApiError carrying the
  * API's `{ error: { code, message } }`. `token` overrides the stored one (used when signing in).
+ * @param {string} method
+ * @param {string} path
+ * @param {{ body?: unknown, token?: string | null }} [options]
  */
 export async function adminRequest(method, path, { body, token = getToken() } = {}) {
   const url = `/admin${path}`;

@@ -19,7 +19,7 @@ function parseHash() {
 }
 
 function markNav(path) {
-  for (const link of nav.querySelectorAll('a[data-nav]')) {
+  for (const link of /** @type {NodeListOf<HTMLAnchorElement>} */ (nav.querySelectorAll('a[data-nav]'))) {
     const current = path.startsWith(`/${link.dataset.nav}`);
     if (current) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');

@@ -117,7 +117,7 @@ export function copyButton(label, text) {
 
 /** Asks in the page's confirmation dialog; resolves true when the person confirmed. */
 export function confirmDialog({ title, text, confirm }) {
-  const dialog = document.getElementById('confirm');
+  const dialog = /** @type {HTMLDialogElement} */ (document.getElementById('confirm'));
   document.getElementById('confirm-title').textContent = title;
   document.getElementById('confirm-text').textContent = text;
   document.getElementById('confirm-button').textContent = confirm;

@@ -96,6 +96,9 @@ export function parseWholeNumber(text, { label, min = 0, optional = false, empty
 /**
  * A curl command calling `url` with a first request of the network's kind; with `secret`, the key
  * secret goes along as HTTP Basic with an empty user name (the gateway accepts any).
+ * @param {string} url
+ * @param {'evm' | 'solana'} kind
+ * @param {{ secret?: string }} [options]
  */
 export function curlExample(url, kind, { secret } = {}) {
   const body =

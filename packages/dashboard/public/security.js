@@ -27,7 +27,10 @@ function selectLine(textarea, line) {
   textarea.setSelectionRange(start, start + rows[line - 1].length);
 }
 
-/** The admin API's refusal of an allowlist, in words, beside the list and line it is about. */
+/**
+ * The admin API's refusal of an allowlist, in words, beside the list and line it is about.
+ * @returns {{ text: string, field?: any, line?: number } | undefined}
+ */
 function refusal(error, typed) {
   if (!(error instanceof ApiError && error.status === 400)) return undefined;
   const about = problemOf(error.message);
@@ -141,6 +144,7 @@ export function securitySection(key, { api, confirm, networks, explain, onChange
       changed(updated);
       saved.textContent = `Saved. ${describeSettings(updated.settings)}`;
     } catch (error) {
+      /** @type {{ text: string | null, field?: any, line?: number }} */
       const problem = refusal(error, typed) ?? { text: explain(error) };
       if (problem.text === null) return;
       problem.field?.setError(problem.text);

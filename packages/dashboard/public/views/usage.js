@@ -54,7 +54,7 @@ function table({ caption, id, columns, rows, empty }) {
   );
 }
 
-function chartFigure({ id, title, labels, values, seriesLabel, rotateLabels, summary }) {
+function chartFigure({ id, title, labels, values, seriesLabel, rotateLabels = false, summary }) {
   const plotArea = h('div', { className: 'chart', role: 'img', 'aria-label': `${title}. ${summary}` });
   const figure = h('figure', { className: 'card chart-card', id }, h('figcaption', {}, title), plotArea);
   return {

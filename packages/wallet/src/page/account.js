@@ -62,7 +62,7 @@ function renderAccount(view) {
 }
 
 function updateBalanceTexts() {
-  for (const span of document.querySelectorAll('.balance'))
+  for (const span of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.balance')))
     span.textContent = balanceText(span.dataset.address);
 }
 

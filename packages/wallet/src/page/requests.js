@@ -118,7 +118,7 @@ async function answer(id, decision) {
   rendered.get(id)?.remove();
   rendered.delete(id);
   // The answered request is gone: keep keyboard focus in the requests, not on the page's body.
-  const next = requestsEl.querySelector('section.request button');
+  const next = /** @type {HTMLButtonElement | null} */ (requestsEl.querySelector('section.request button'));
   if (next) next.focus();
   else $('requests-heading').focus();
   announce(text);
