@@ -4,7 +4,8 @@
 // imports resolved to the packages' sources (the `@portico/source` export condition), not dist/.
 // Usage: npm test [-- <path filter or file>...]   e.g. npm test -- gateway
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -36,6 +37,10 @@ if (files.length === 0) {
   process.exit(1);
 }
 
+// What was skipped and why, written by a second reporter and printed once the run ends.
+const skipsDir = mkdtempSync(join(tmpdir(), 'portico-test-skips-'));
+const skipsFile = join(skipsDir, 'skips.json');
+
 const child = spawn(
   process.execPath,
   [
@@ -44,6 +49,9 @@ const child = spawn(
     'tsx',
     '--test',
     '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${join(root, 'scripts', 'test-skips-reporter.mjs')}`,
+    `--test-reporter-destination=${skipsFile}`,
     '--test-concurrency=2',
     // A test file that hangs fails after this long, named in the summary, instead of holding the
     // run until CI gives up (node applies the limit to each file and to each test in it; the
@@ -53,4 +61,34 @@ const child = spawn(
   ],
   { cwd: root, stdio: 'inherit', env: { ...process.env, PORTICO_TEST: '1' } },
 );
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+child.on('exit', (code, signal) => {
+  printSkips();
+  process.exit(code ?? (signal ? 1 : 0));
+});
+
+/**
+ * Lists what was skipped and why (a service not configured, a tool not installed), then ends the
+ * output with `N passed, N failed`, the line CI reads.
+ */
+function printSkips() {
+  let summary;
+  try {
+    summary = JSON.parse(readFileSync(skipsFile, 'utf8'));
+  } catch {
+    return;
+  } finally {
+    rmSync(skipsDir, { recursive: true, force: true });
+  }
+  const { skipped, passed, failed } = summary;
+  console.log(`\nSkipped: ${skipped.length === 0 ? 'nothing' : ''}`);
+  const byReason = new Map();
+  for (const { name, file, reason } of skipped) {
+    const where = file ? relative(root, file.replace(/^file:\/\//, '')) : '';
+    byReason.set(reason, [...(byReason.get(reason) ?? []), where ? `${where}: ${name}` : name]);
+  }
+  for (const [reason, tests] of byReason) {
+    console.log(`  ${reason} (${tests.length}):`);
+    for (const test of tests) console.log(`    - ${test}`);
+  }
+  console.log(`${passed} passed, ${failed} failed`);
+}

@@ -26,7 +26,7 @@ export function printBanner(config: DevConfigOut, options: { blockTime: number; 
     `  Dev accounts   ${config.evm.accounts.slice(0, 3).join(', ')}, ... (mnemonic "test test ... junk")`,
     `  Demo contract  ${config.evm.demoContract}`,
     `  Solana ledger  ${config.solana.upstreamUrl}  (dev accounts ${config.solana.devAccounts.map((a) => `${a.name} ${a.address}`).join(', ')})`,
-    `  Auth login     ${config.auth.sdkUrl}/start   (JWKS ${config.auth.jwksUrl})`,
+    `  Auth service   ${config.auth.sdkUrl}   (an app's sdkUrl: a person logs in from the app, or with "Log in" on the wallet's approval page; JWKS ${config.auth.jwksUrl})`,
     `  Dev login      POST ${config.auth.devJwt.tokenUrl} {"sub":"alice"}  or  portico dev-token alice   (loginProvider "${config.auth.devJwt.loginProvider}")`,
     `  Faucet         new users get ${config.faucet.amounts.eip155} ETH and ${config.faucet.amounts.solana} SOL;  portico fund <address> [--amount N]   (POST ${config.faucet.url})`,
     ...options.walletLines.map((line) => `  ${line}`),

@@ -4,7 +4,7 @@ const USAGE = `portico — self-hostable Web3 access platform
 
 Usage:
   portico dev [--port N] [--data-dir DIR] [--api-key KEY] [--config-out FILE] [--block-time S] [--wallet-auto-approve]
-  portico start --config FILE [--workers N]
+  portico start --config FILE [--workers N] [--config-out FILE]
   portico keys create --name NAME [--daily-credits N] [--json] [--data-dir DIR | --url URL --admin-token T]
   portico keys list [--json] [--data-dir DIR | --url URL --admin-token T]
   portico keys revoke KEY_ID [--json] [--data-dir DIR | --url URL --admin-token T]

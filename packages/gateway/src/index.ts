@@ -7,6 +7,7 @@ export type { CachedReply, ResponseCache } from './cache/response-cache.ts';
 export {
   type CacheConfig,
   ConfigError,
+  type ExtraSections,
   type GatewayConfig,
   loadConfigFile,
   type NetworkConfig,
@@ -20,6 +21,23 @@ export type {
   RedisSentinelTarget,
   RedisTarget,
 } from './config/redis-target.ts';
+// The builders of the config's schema, for sections other parts add to the same file.
+export {
+  boolean as configBoolean,
+  didYouMean,
+  field as configField,
+  fromEnv as configFromEnv,
+  integer as configInteger,
+  isRecord,
+  list as configList,
+  oneOf as configOneOf,
+  optional as configOptional,
+  optionalString as configOptionalString,
+  record as configRecord,
+  rootOf as configRootOf,
+  section as configSection,
+  withDefault as configDefault,
+} from './config/schema.ts';
 export { nextUtcMidnight, utcDay } from './credits/day.ts';
 export type { CreditLedger, DebitResult } from './credits/ledger.ts';
 export { MemoryCreditLedger } from './credits/memory-ledger.ts';
@@ -44,8 +62,9 @@ export { EVM_METHOD_RULES, EVM_PASSTHROUGH_METHODS } from './methods/evm/methods
 export { decodeRevertReason } from './methods/evm/revert.ts';
 export { type Readiness, readiness } from './observability/health.ts';
 export { GatewayMetrics, type RpcItemEvent } from './observability/metrics.ts';
-export { serveGateway } from './process/serve.ts';
+export { portNamed, type ServedPart, type ServeGatewayOptions, serveGateway } from './process/serve.ts';
 export { onShutdown, SHUTDOWN_MESSAGE } from './process/shutdown.ts';
+export { startupWarnings } from './process/warnings.ts';
 export { isWorker, printsBanner, READY_MESSAGE, reportReady, superviseWorkers } from './process/workers.ts';
 export {
   GATEWAY_ERRORS,

@@ -2,7 +2,6 @@ import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadDevJwtKey, startAuthServer } from '@portico/auth-server';
-import { createDashboardHandler } from '@portico/dashboard';
 import {
   type Anvil,
   createDevFaucet,
@@ -28,6 +27,7 @@ import {
   writeRunning,
 } from '../dev-services.ts';
 import { CliError } from '../errors.ts';
+import { dashboardHandlers, networksOut, StartedParts } from '../parts.ts';
 
 const HELP = `portico dev [options]
 
@@ -81,17 +81,15 @@ export async function runDev(args: string[]): Promise<number> {
   const logger = pino({ level: process.env.PORTICO_LOG_LEVEL ?? 'warn' });
   const portFor = (offset: number) => (port === 0 ? 0 : port + offset);
 
-  const started: { close: () => Promise<void> }[] = [];
-  const closeAll = async () => {
-    for (const service of started.reverse()) await service.close().catch(() => {});
-  };
+  const started = new StartedParts();
+  const closeAll = started.close;
   try {
     const anvil: Anvil = await startAnvil({ extraArgs: ['--slots-in-an-epoch', '2'] });
-    started.push({ close: anvil.stop });
+    started.add({ close: anvil.stop });
     const seed = await seedEvmChain(anvil.url);
     await setBlockTime(anvil.url, blockTime);
     const solana = await startSolanaLedger({ dataDir: join(dataDir, 'solana'), seed: true });
-    started.push({ close: solana.stop });
+    started.add({ close: solana.stop });
     // Only on these embedded chains: new users' first logins, `portico fund`, POST /dev/fund.
     const faucet = await createDevFaucet({ anvil, solana });
 
@@ -107,16 +105,11 @@ export async function runDev(args: string[]): Promise<number> {
           { name: 'solana-local', kind: 'solana', chainId: solana.chainId, upstreams: [solana.url] },
         ],
       }),
-      { logger, extraHandlers: [createDashboardHandler(), createFaucetHandler(faucet)] },
+      { logger, extraHandlers: [...dashboardHandlers(true), createFaucetHandler(faucet)] },
     );
-    started.push(gateway);
+    started.add(gateway);
     const apiKey = await ensureDevKey(gateway.keys, dataDir, values['api-key']);
-    const networks = Object.fromEntries(
-      gateway.networks.map((n) => [
-        n.name,
-        { baseUrl: n.baseUrl, chainId: n.chainId, rpcUrl: `${n.baseUrl}/v3/${apiKey}`, kind: n.kind },
-      ]),
-    );
+    const networks = networksOut(gateway, apiKey);
 
     const authLog = (line: string) => logger.info({ service: 'auth' }, line);
     const auth = await startAuthServer({
@@ -126,7 +119,7 @@ export async function runDev(args: string[]): Promise<number> {
       onLogin: fundNewLogins(faucet, authLog),
       onLog: authLog,
     });
-    started.push(auth);
+    started.add(auth);
 
     // The reference wallet reads every chain through the gateway, metered on the dev key.
     const wallet = await startWallet({
@@ -145,7 +138,7 @@ export async function runDev(args: string[]): Promise<number> {
       autoApprove,
       onLog: (line) => logger.info({ service: 'wallet' }, line),
     });
-    started.push(wallet);
+    started.add(wallet);
 
     const configOut: DevConfigOut = {
       apiKey,
@@ -170,7 +163,7 @@ export async function runDev(args: string[]): Promise<number> {
       faucet: faucetConfigOut(faucet, gateway.url, dataDir),
     };
     writeRunning(dataDir, { pid: process.pid, faucetUrl: configOut.faucet.url, sdkUrl: auth.sdkUrl });
-    started.push({ close: async () => removeRunning(dataDir) });
+    started.add({ close: async () => removeRunning(dataDir) });
     if (values['config-out']) writeFileSync(values['config-out'], `${JSON.stringify(configOut, null, 2)}\n`);
     printBanner(configOut, { blockTime, walletLines: walletBannerLines(wallet) });
     if (autoApprove) console.warn(`\n${AUTO_APPROVE_WARNING}\n`);

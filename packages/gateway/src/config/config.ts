@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { Context, Infer } from '@metamask/superstruct';
+import type { Context, Infer, ObjectSchema, ObjectType } from '@metamask/superstruct';
 import { parse as parseYaml } from 'yaml';
 import { DEFAULT_SUBSCRIPTION_COSTS } from '../types.ts';
 import { redisTarget } from './redis-target.ts';
@@ -287,9 +287,10 @@ function renameOlder(stores: Record<string, unknown>, older: string, current: st
   delete stores[older];
 }
 
-const gatewaySchema = (env: NodeJS.ProcessEnv) =>
+const gatewaySchema = (env: NodeJS.ProcessEnv, extraSections: ObjectSchema = {}) =>
   section(
     {
+      ...(extraSections as Record<string, never>),
       host: withDefault(optionalString, '127.0.0.1'),
       port: withDefault(integer(0, 65535), 8545),
       /** The address clients use, when it differs from http://host:port (behind a proxy). */
@@ -374,20 +375,46 @@ type ParsedConfig = Infer<ReturnType<typeof gatewaySchema>>;
 export type GatewayConfig = Omit<ParsedConfig, 'stores' | 'admin' | 'metrics' | 'shutdownTimeoutMs'> &
   Partial<Pick<ParsedConfig, 'admin' | 'metrics' | 'shutdownTimeoutMs'>> & { stores?: StoresConfig };
 
+/**
+ * Sections other parts of Portico add to the same file (e.g. `portico start`'s `auth`, `dashboard`
+ * and `wallet`), checked with the gateway's own fields: one file, one set of rules and messages.
+ */
+export type ExtraSections = ObjectSchema;
+
 /** Reads a YAML or JSON config file. */
-export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+export function loadConfigFile(path: string, env?: NodeJS.ProcessEnv): GatewayConfig;
+export function loadConfigFile<S extends ExtraSections>(
+  path: string,
+  env: NodeJS.ProcessEnv,
+  extraSections: S,
+): GatewayConfig & ObjectType<S>;
+export function loadConfigFile(
+  path: string,
+  env: NodeJS.ProcessEnv = process.env,
+  extraSections: ExtraSections = {},
+): GatewayConfig {
   let raw: unknown;
   try {
     raw = parseYaml(readFileSync(path, 'utf8'));
   } catch (error) {
     throw new ConfigError(`cannot read config ${path}: ${(error as Error).message}`);
   }
-  return parseConfig(raw, env);
+  return parseConfig(raw, env, extraSections);
 }
 
 /** Validates a config object, filling defaults; every problem names its field. */
-export function parseConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  const config = parseWith(raw, gatewaySchema(env)) as GatewayConfig;
+export function parseConfig(raw: unknown, env?: NodeJS.ProcessEnv): GatewayConfig;
+export function parseConfig<S extends ExtraSections>(
+  raw: unknown,
+  env: NodeJS.ProcessEnv,
+  extraSections: S,
+): GatewayConfig & ObjectType<S>;
+export function parseConfig(
+  raw: unknown,
+  env: NodeJS.ProcessEnv = process.env,
+  extraSections: ExtraSections = {},
+): GatewayConfig {
+  const config = parseWith(raw, gatewaySchema(env, extraSections)) as GatewayConfig;
   const names = new Set<string>();
   const bases = new Set<string>();
   for (const network of config.networks) {

@@ -178,7 +178,7 @@ export function section<S extends ObjectSchema>(
       if (!isRecord(value)) return `${at(context)} must be an object`;
       const unknown = Object.keys(value).filter((key) => !allowed.includes(key));
       if (unknown.length)
-        return `${at(context)} has unknown field(s): ${unknown.join(', ')} (allowed: ${allowed.join(', ')})`;
+        return `${at(context)} has unknown field(s): ${unknown.join(', ')} (allowed: ${allowed.join(', ')})${didYouMean(unknown, allowed)}`;
       return options.check ? options.check(value, at(context)) : true;
     },
     *entries(value) {
@@ -210,4 +210,58 @@ export function parseWith<T>(raw: unknown, schema: Struct<T, unknown>): T {
   const [error, value] = validate(raw, schema, { coerce: true });
   if (error) throw new ConfigError(error.failures()[0]?.message ?? error.message);
   return value;
+}
+
+/** `; did you mean X?` for the first unknown name close to an allowed one (a typo), else nothing. */
+export function didYouMean(unknown: readonly string[], allowed: readonly string[]): string {
+  for (const name of unknown) {
+    let best: { name: string; distance: number } | undefined;
+    for (const candidate of allowed) {
+      const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
+      if (!best || distance < best.distance) best = { name: candidate, distance };
+    }
+    // A typo: a few letters off, never more than a third of the name.
+    if (best && best.distance <= Math.max(1, Math.min(3, Math.floor(name.length / 3))))
+      return `; did you mean ${best.name} (for ${name})?`;
+  }
+  return '';
+}
+
+/** Levenshtein distance, counting a swap of two neighbouring letters as one edit. */
+function editDistance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      rows[i][j] = Math.min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        rows[i][j] = Math.min(rows[i][j], rows[i - 2][j - 2] + 1);
+    }
+  }
+  return rows[a.length][b.length];
+}
+
+/** An object whose keys are names the user chooses (e.g. verifiers by name), each value checked by `item`. */
+export function record<T>(
+  item: Struct<T, unknown>,
+  checkKey: (key: string, at: string) => true | string = () => true,
+): Struct<Record<string, T>, null> {
+  return new Struct<Record<string, T>, null>({
+    type: 'record',
+    schema: null,
+    coercer: (value) => (isRecord(value) ? { ...value } : value),
+    validator: (value, context) => {
+      if (!isRecord(value)) return `${at(context)} must be an object`;
+      for (const key of Object.keys(value)) {
+        const checked = checkKey(key, `${at(context)}.${key}`);
+        if (checked !== true) return checked;
+      }
+      return true;
+    },
+    *entries(value) {
+      if (isRecord(value)) for (const [key, entry] of Object.entries(value)) yield [key, entry, item];
+    },
+  });
 }
