@@ -57,7 +57,7 @@ export async function startGateway(
   const caches = await openResponseCaches(config, logger);
   const wsUpstreams = new Map<Network, { urls: () => string[]; timeoutMs: number }>();
   const networks: Network[] = config.networks.map((n) => {
-    const methods = methodTableFor(n.kind, n.passthroughCost, n.maxLogsBlockRange);
+    const methods = methodTableFor(n.kind, n.passthroughCost, n.maxLogsBlockRange, n.methodCosts);
     const upstreams = new UpstreamPool(
       n.upstreams.map(
         (url) =>
@@ -73,6 +73,7 @@ export async function startGateway(
         breakerCooldownMs: n.breaker.cooldownMs,
         hedgeAfterMs: n.hedge?.afterMs,
         headOfAnswer: methods.hooks.headOfAnswer,
+        writes: methods.writes,
         onHedge: (outcome) => metrics.hedged(n.name, outcome),
       },
     );

@@ -5,11 +5,18 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { type Anvil, startAnvil } from '@portico/devchain';
+import { privateKeyToAccount } from 'viem/accounts';
 import { ConfigError } from '../src/config/config.ts';
 import { type Gateway, parseConfig, startGateway } from '../src/index.ts';
+import { evmMethodTable } from '../src/methods/evm/methods.ts';
 import { HttpUpstream } from '../src/upstream/http-upstream.ts';
 import { UpstreamPool } from '../src/upstream/upstream-pool.ts';
 import { eventually } from './shared-services.ts';
+
+/** anvil's first development account (its well-known test key). */
+const ANVIL_ACCOUNT_0 = privateKeyToAccount(
+  '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
+);
 
 const ACCOUNTS = [
   '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
@@ -167,7 +174,7 @@ describe('writes are never hedged', () => {
     await anvil?.stop();
   });
 
-  test('eth_sendTransaction held by the first upstream waits for it and runs exactly once', async () => {
+  test('eth_sendRawTransaction held by the first upstream waits for it and runs exactly once', async () => {
     // A fresh pool tries its members in order: the held proxy first. The second member records
     // what the pool asks of it: a write must never be asked twice.
     const second = new HttpUpstream(anvil.url);
@@ -177,13 +184,28 @@ describe('writes are never hedged', () => {
       askedOfSecond.push(method);
       return callSecond(method, params, signal);
     };
-    const pool = new UpstreamPool([new HttpUpstream(proxy.url), second], { hedgeAfterMs: 10 });
+    // The writes are the EVM method specs' (as the gateway builds its pools).
+    const pool = new UpstreamPool([new HttpUpstream(proxy.url), second], {
+      hedgeAfterMs: 10,
+      writes: evmMethodTable().writes,
+    });
     const [from, to] = ACCOUNTS;
     const nonceBefore = await direct(anvil.url, 'eth_getTransactionCount', [from, 'latest']);
+    const signed = await ANVIL_ACCOUNT_0.signTransaction({
+      chainId: 31337,
+      type: 'eip1559',
+      to: to as `0x${string}`,
+      value: 1n,
+      nonce: Number(BigInt(nonceBefore as string)),
+      gas: 21_000n,
+      maxFeePerGas: 10n ** 10n,
+      maxPriorityFeePerGas: 1n,
+    });
+    assert.equal(ANVIL_ACCOUNT_0.address, from);
     proxy.state.hold = true;
-    const sending = pool.call('eth_sendTransaction', [{ from, to, value: '0x1' }]);
+    const sending = pool.call('eth_sendRawTransaction', [signed]);
     await until(
-      () => proxy.state.methods.includes('eth_sendTransaction'),
+      () => proxy.state.methods.includes('eth_sendRawTransaction'),
       'the write reached the held upstream',
     );
     // Node runs due timers in the order of their deadlines: once this timer (set after the hedge

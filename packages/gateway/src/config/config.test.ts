@@ -218,3 +218,26 @@ test('a wrong Sentinel or Cluster setting is refused with the field named', () =
   ];
   for (const [redis, message] of cases) assert.throws(() => parseConfig(stores(redis), {}), message);
 });
+
+test('methodCosts overrides named methods per network and refuses a name the network does not serve', () => {
+  const net = (kind: string, methodCosts: unknown) => ({
+    name: 'n',
+    kind,
+    chainId: kind === 'solana' ? 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1' : 'eip155:1',
+    upstreams: ['http://a.example'],
+    methodCosts,
+  });
+  assert.deepEqual(parseConfig({ networks: [net('evm', { eth_call: 120 })] }).networks[0].methodCosts, {
+    eth_call: 120,
+  });
+  assert.deepEqual(parseConfig({ networks: [net('evm', undefined)] }).networks[0].methodCosts, {});
+  assert.throws(
+    () => parseConfig({ networks: [net('evm', { eth_cal: 120 })] }),
+    /networks\[0\]\.methodCosts\.eth_cal is not a method this network serves; did you mean eth_call/,
+  );
+  assert.throws(
+    () => parseConfig({ networks: [net('solana', { eth_call: 1 })] }),
+    /methodCosts\.eth_call is not a method this network serves/,
+  );
+  assert.throws(() => parseConfig({ networks: [net('evm', { eth_call: -1 })] }), /must be an integer from 0/);
+});

@@ -1,11 +1,14 @@
 import { readFileSync } from 'node:fs';
 import type { Context, Infer, ObjectSchema, ObjectType } from '@metamask/superstruct';
 import { parse as parseYaml } from 'yaml';
+import { EVM_METHOD_SPECS } from '../methods/evm/spec.ts';
+import { SOLANA_METHOD_SPECS } from '../methods/solana/methods.ts';
 import { DEFAULT_SUBSCRIPTION_COSTS } from '../types.ts';
 import { redisTarget } from './redis-target.ts';
 import {
   boolean,
   ConfigError,
+  didYouMean,
   field,
   fromEnv,
   integer,
@@ -125,6 +128,9 @@ const cacheSchema = section(
   },
 );
 
+const methodNamesOf = (kind: 'evm' | 'solana') =>
+  kind === 'solana' ? Object.keys(SOLANA_METHOD_SPECS) : [...Object.keys(EVM_METHOD_SPECS), 'eth_getLogs'];
+
 const networkSchema = (env: NodeJS.ProcessEnv) =>
   section(
     {
@@ -162,8 +168,23 @@ const networkSchema = (env: NodeJS.ProcessEnv) =>
         (value, at) => value.length > 0 || `${at} must be a non-empty list of URLs`,
         (at) => `${at} must be a non-empty list of URLs`,
       ),
-      /** Credits for methods without an entry in the seed's table. Default 80. */
+      /** Credits for methods without an entry in the spec's table. Default 80. */
       passthroughCost: withDefault(integer(0, 1_000_000), 80),
+      /** Credits of named methods on this network, overriding the spec's table and `passthroughCost`. */
+      methodCosts: withDefault(
+        field<Record<string, number>>((value, at, context) => {
+          if (!isRecord(value)) return `${at} must be an object of method names and credits`;
+          const served = methodNamesOf(parentOf(context).kind === 'solana' ? 'solana' : 'evm');
+          for (const [method, cost] of Object.entries(value)) {
+            if (!served.includes(method))
+              return `${at}.${method} is not a method this network serves${didYouMean([method], served)}`;
+            if (!Number.isInteger(cost) || (cost as number) < 0 || (cost as number) > 1_000_000)
+              return `${at}.${method} must be an integer from 0 to 1000000`;
+          }
+          return true;
+        }),
+        () => ({}),
+      ),
       /** Timeout of one upstream call. Default 30000 ms. */
       timeoutMs: withDefault(integer(100, 600_000), 30_000),
       /** Largest upstream answer accepted, in bytes. Default 16 MiB. */

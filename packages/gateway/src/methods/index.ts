@@ -8,9 +8,9 @@ export function methodTableFor(
   kind: NetworkKind,
   passthroughCost: number,
   maxLogsBlockRange?: number,
+  methodCosts?: Readonly<Record<string, number>>,
 ): MethodTable {
-  if (kind === 'evm') return evmMethodTable(passthroughCost, maxLogsBlockRange);
-
-  if (kind === 'solana') return solanaMethodTable(passthroughCost);
+  if (kind === 'evm') return evmMethodTable(passthroughCost, maxLogsBlockRange, methodCosts);
+  if (kind === 'solana') return solanaMethodTable(passthroughCost, methodCosts);
   throw new Error(`networks of kind ${kind} are not supported yet`);
 }

@@ -18,15 +18,47 @@ export type MethodRule = {
   finish?: (result: JsonResult, params: unknown[]) => JsonResult;
 };
 
+/**
+ * Everything the gateway knows about one method, written once: its price, its parameter rule,
+ * where its block parameter is, what may be cached and how final it is, and whether it changes
+ * state. Every table the stages read (rules, block positions, cache decisions, the methods never
+ * sent twice) is derived from these specs.
+ */
+export type MethodSpec = Omit<MethodRule, 'cost'> & {
+  /** Credits; `passthrough`: the network's `passthroughCost`. A network's `methodCosts` overrides it. */
+  cost: number | 'passthrough';
+  /** What the parameter rule accepts, in words (the README's credit table is generated from it). */
+  accepts?: string;
+  /** Position of the block parameter (a tag, a number or an EIP-1898 object): tags there are pinned. */
+  blockParam?: number;
+  /** A block named by number that no upstream has reached is answered null without asking one. */
+  nullBeyondHead?: boolean;
+  /**
+   * When an answer may be cached, and how final it is: `always` (the same on every block: chain
+   * id), `byHash` (names immutable data by hash), `byBlock` (as final as the block its block
+   * parameter names; tags that move are not cached), or a function of the parameters. Left out:
+   * never cached.
+   */
+  cache?: 'always' | 'byHash' | 'byBlock' | ((params: unknown[]) => CacheDecision);
+  /** Changes state: sent once to one upstream (no retry, no hedge, identical calls not merged). */
+  write?: boolean;
+};
+
+export type MethodSpecs = Readonly<Record<string, MethodSpec>>;
+
 export type MethodTable = {
   kind: NetworkKind;
   /**
-   * Rules by method name. A Map, so that a name from a request (`constructor`, `__proto__`,
-   * `toString`) can never find a member of Object.prototype.
+   * Rules by method name, every served method included. A Map, so that a name from a request
+   * (`constructor`, `__proto__`, `toString`) can never find a member of Object.prototype.
    */
   rules: ReadonlyMap<string, MethodRule>;
-  /** Methods served without rules of their own (pass-through), and their cost. */
-  passthrough: { methods: ReadonlySet<string> | 'any'; cost: number };
+  /** The specs the rules were derived from (after the network's cost overrides). */
+  specs: ReadonlyMap<string, MethodSpec>;
+  /** The network's `passthroughCost` (WebSocket subscriptions are priced with it). */
+  passthroughCost: number;
+  /** Methods that change state: never sent twice, never merged. */
+  writes: ReadonlySet<string>;
   /** The kind's policy in the forward stage (block tags, future blocks, caching, error shapes). */
   hooks: ChainHooks;
 };

@@ -269,7 +269,5 @@ const SESSION_METHODS = new Set(['eth_subscribe', 'eth_unsubscribe']);
 function servedMethod(network: Network, method: string): string {
   if (method.startsWith('(')) return method;
   if (network.methods.rules.has(method) || SESSION_METHODS.has(method)) return method;
-  const { passthrough } = network.methods;
-  if (passthrough.methods !== 'any' && passthrough.methods.has(method)) return method;
   return OTHER_METHOD;
 }

@@ -6,7 +6,6 @@ import { JsonResult } from '../rpc/json-result.ts';
 import type { JsonRpcError } from '../rpc/jsonrpc.ts';
 import type { CacheStatus } from '../types.ts';
 import type { UpstreamReply } from '../upstream/http-upstream.ts';
-import { NOT_IDEMPOTENT } from '../upstream/upstream-pool.ts';
 
 /** The answer of the forward stage: the node's reply (its result as the node wrote it) and where it came from. */
 export type ForwardResult = ({ ok: true; result: JsonResult } | { ok: false; error: JsonRpcError }) & {
@@ -45,7 +44,7 @@ export async function forward(
   const decision: CacheDecision =
     network.cache && hooks.cacheDecision ? hooks.cacheDecision(method, upstreamParams) : NOT_CACHEABLE;
   // The key of the cache and of merged calls; a call that is neither cached nor merged needs none.
-  const merged = !NOT_IDEMPOTENT.has(method);
+  const merged = !network.methods.writes.has(method);
   const key = decision.cacheable || merged ? `${method}:${stringifyJsonExact(upstreamParams)}` : '';
   if (decision.cacheable && network.cache) {
     // A shared cache answers with a Promise; the in-memory one at once, without a turn of the loop.

@@ -6,8 +6,6 @@ import { GatewayError } from '../rpc/errors.ts';
 export function resolveMethod(network: Network, method: string): MethodRule {
   const rule = network.methods.rules.get(method);
   if (rule) return rule;
-  const { passthrough } = network.methods;
-  if (passthrough.methods === 'any' || passthrough.methods.has(method)) return { cost: passthrough.cost };
   // The name is the client's: a megabyte of it is not echoed back.
   const shown = method.length > 100 ? `${method.slice(0, 100)}…` : method;
   throw new GatewayError(

@@ -3,14 +3,6 @@ import type { JsonResult } from '../rpc/json-result.ts';
 import { CircuitBreaker } from './circuit-breaker.ts';
 import type { HttpUpstream, UpstreamReply } from './http-upstream.ts';
 
-/** Methods that change something: never sent twice (no retry on another upstream, no hedge). */
-export const NOT_IDEMPOTENT = new Set([
-  'eth_sendRawTransaction',
-  'eth_sendTransaction',
-  'sendTransaction',
-  'requestAirdrop',
-]);
-
 const noUpstream = () => new GatewayError('upstreamUnavailable', 'No upstream node is available');
 
 export type UpstreamMember = {
@@ -33,6 +25,8 @@ export type UpstreamPoolOptions = {
   breakerCooldownMs?: number;
   /** When set, an idempotent call still unanswered after this long is also sent to the next upstream. */
   hedgeAfterMs?: number;
+  /** Methods that change something (the network's method specs): never sent twice, never hedged. */
+  writes?: ReadonlySet<string>;
   /** Told each time a hedge is sent, and whether it won. */
   onHedge?: (outcome: 'sent' | 'won') => void;
   /** The head an upstream reported in an answer (see ChainHooks.headOfAnswer). */
@@ -50,6 +44,7 @@ export class UpstreamPool {
   private readonly hedgeAfterMs: number | undefined;
   private readonly onHedge: UpstreamPoolOptions['onHedge'];
   private readonly headOfAnswer: UpstreamPoolOptions['headOfAnswer'];
+  private readonly writes: ReadonlySet<string>;
   private cursor = 0;
 
   constructor(upstreams: HttpUpstream[], options: UpstreamPoolOptions = {}) {
@@ -64,6 +59,7 @@ export class UpstreamPool {
     this.hedgeAfterMs = options.hedgeAfterMs;
     this.onHedge = options.onHedge;
     this.headOfAnswer = options.headOfAnswer;
+    this.writes = options.writes ?? new Set();
   }
 
   /** The highest head among upstreams whose breaker is not open. */
@@ -103,8 +99,7 @@ export class UpstreamPool {
   call(method: string, params: unknown, minHead?: number): Promise<UpstreamReply> {
     const candidates = this.order(minHead);
     // One upstream (the common case) leaves nothing to fail over to or hedge with.
-    if (candidates.length === 1 || NOT_IDEMPOTENT.has(method))
-      return this.callOnce(candidates, method, params);
+    if (candidates.length === 1 || this.writes.has(method)) return this.callOnce(candidates, method, params);
     return this.callWithFailover(candidates, method, params);
   }
 

@@ -129,7 +129,7 @@ export function attachWebSocket(server: GatewayServer, deps: WebSocketDependenci
     deps.metrics?.wsConnections.inc();
     const methods: SessionMethods = {
       eth_subscribe: {
-        cost: network.methods.passthrough.cost,
+        cost: network.methods.passthroughCost,
         check: (params) => checkSubscribe(params, subscriptions.size),
         call: (params) => subscriptions.subscribe(params),
       },

@@ -1,23 +1,5 @@
 import type { AgreedHeights } from '../../upstream/upstream-pool.ts';
-
-/** Where each method takes its block parameter (a tag, a number, or an EIP-1898 object). */
-const BLOCK_PARAMETER_INDEX: ReadonlyMap<string, number> = new Map([
-  ['eth_getBlockByNumber', 0],
-  ['eth_getBlockReceipts', 0],
-  ['eth_getTransactionByBlockNumberAndIndex', 0],
-  ['eth_getUncleByBlockNumberAndIndex', 0],
-  ['eth_getBlockTransactionCountByNumber', 0],
-  ['eth_getUncleCountByBlockNumber', 0],
-  ['eth_call', 1],
-  ['eth_estimateGas', 1],
-  ['eth_createAccessList', 1],
-  ['eth_getBalance', 1],
-  ['eth_getCode', 1],
-  ['eth_getTransactionCount', 1],
-  ['eth_feeHistory', 1],
-  ['eth_getStorageAt', 2],
-  ['eth_getProof', 2],
-]);
+import { BLOCK_PARAMETER_INDEX } from './spec.ts';
 
 const hex = (n: number) => `0x${n.toString(16)}`;
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { blockOfResult, evmCacheDecision } from './cache-policy.ts';
+import { blockOfResult } from './cache-policy.ts';
+import { evmCacheDecision } from './hooks.ts';
 
 const HASH = `0x${'ab'.repeat(32)}`;
 

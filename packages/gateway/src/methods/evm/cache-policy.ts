@@ -2,13 +2,15 @@ import type { CacheDecision } from '../types.ts';
 import { blockNumberOf, isBlockTag } from './params.ts';
 
 /**
- * Which EVM requests may be served from the cache. Tags that move (`latest`, `pending`, `safe`,
- * `finalized`) are never cached as if fixed; a block above every upstream's head is not cached at
- * all (the forward stage checks the head).
+ * The cache rules of EVM requests, used by the method specs. Tags that move (`latest`, `pending`,
+ * `safe`, `finalized`) are never cached as if fixed; a block above every upstream's head is not
+ * cached at all (the forward stage checks the head).
  */
-const NO: CacheDecision = { cacheable: false };
+export const NOT_CACHEABLE: CacheDecision = { cacheable: false };
+const NO = NOT_CACHEABLE;
 
-function byBlockParameter(value: unknown): CacheDecision {
+/** As final as the block a block parameter names (a number, `earliest`, a hash, an EIP-1898 object). */
+export function byBlockParameter(value: unknown): CacheDecision {
   if (value === 'earliest') return { cacheable: true, alwaysFinal: true };
   if (isBlockTag(value)) return NO;
   if (typeof value === 'string' && value.startsWith('0x')) {
@@ -22,36 +24,12 @@ function byBlockParameter(value: unknown): CacheDecision {
   return NO;
 }
 
-export function evmCacheDecision(method: string, params: unknown[]): CacheDecision {
-  switch (method) {
-    case 'eth_chainId':
-    case 'net_version':
-      return { cacheable: true, alwaysFinal: true };
-    case 'eth_getBlockByHash':
-    case 'eth_getTransactionByHash':
-    case 'eth_getTransactionReceipt':
-      return { cacheable: true };
-    case 'eth_getBlockByNumber':
-    case 'eth_getUncleByBlockNumberAndIndex':
-    case 'eth_getTransactionByBlockNumberAndIndex':
-    case 'eth_getBlockReceipts':
-      return byBlockParameter(params[0]);
-    case 'eth_call':
-    case 'eth_estimateGas':
-      return params.length > 1 && params.length < 3 ? byBlockParameter(params[1]) : NO;
-    case 'eth_getLogs':
-      return byLogsRange(params[0]);
-    default:
-      return NO;
-  }
-}
-
 /**
  * The logs of a range fixed by numbers are as final as its last block (a reorg evicts them like a
  * block); a range that reaches a moving tag, or is left open (`latest`), is not cached. A filter
  * by block hash names one block: its block comes from the result.
  */
-function byLogsRange(filter: unknown): CacheDecision {
+export function byLogsRange(filter: unknown): CacheDecision {
   if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) return NO;
   const { blockHash, fromBlock, toBlock } = filter as Record<string, unknown>;
   if (blockHash !== undefined) return typeof blockHash === 'string' ? { cacheable: true } : NO;

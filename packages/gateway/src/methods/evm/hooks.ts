@@ -1,16 +1,24 @@
-import type { ChainHooks } from '../types.ts';
+import type { CacheDecision, ChainHooks } from '../types.ts';
 import { blockParameterOf, pinBlockTags } from './block-tags.ts';
-import { blockOfResult, evmCacheDecision } from './cache-policy.ts';
+import { blockOfResult, byBlockParameter, NOT_CACHEABLE } from './cache-policy.ts';
 import { blockNumberOf } from './params.ts';
 import { isRevertError, normaliseRevert } from './revert.ts';
+import { EVM_METHOD_SPECS, getLogsSpec } from './spec.ts';
 
-/** Methods whose first parameter names a block by number: beyond every upstream's head they are null. */
-const BLOCK_NUMBER_METHODS = new Set([
-  'eth_getBlockByNumber',
-  'eth_getBlockReceipts',
-  'eth_getTransactionByBlockNumberAndIndex',
-  'eth_getUncleByBlockNumberAndIndex',
-]);
+const ALWAYS: CacheDecision = { cacheable: true, alwaysFinal: true };
+const BY_HASH: CacheDecision = { cacheable: true };
+const LOGS = getLogsSpec(Number.POSITIVE_INFINITY);
+
+/** Whether an EVM request may be served from the cache, by its method's spec. */
+export function evmCacheDecision(method: string, params: unknown[]): CacheDecision {
+  const spec =
+    method === 'eth_getLogs' ? LOGS : Object.hasOwn(EVM_METHOD_SPECS, method) && EVM_METHOD_SPECS[method];
+  if (!spec || spec.cache === undefined) return NOT_CACHEABLE;
+  if (spec.cache === 'always') return ALWAYS;
+  if (spec.cache === 'byHash') return BY_HASH;
+  if (spec.cache === 'byBlock') return byBlockParameter(params[spec.blockParam ?? 0]);
+  return spec.cache(params);
+}
 
 /** EVM policy in the forward stage: tag pinning, future blocks, the cache policy, revert errors. */
 export const evmHooks: ChainHooks = {
@@ -21,7 +29,10 @@ export const evmHooks: ChainHooks = {
   },
   requestedBlock(method, params) {
     const block = blockNumberOf(blockParameterOf(method, params));
-    return block === undefined ? undefined : { block, nullBeyondHeads: BLOCK_NUMBER_METHODS.has(method) };
+    if (block === undefined) return undefined;
+    const nullBeyondHeads =
+      Object.hasOwn(EVM_METHOD_SPECS, method) && EVM_METHOD_SPECS[method].nullBeyondHead === true;
+    return { block, nullBeyondHeads };
   },
   cacheDecision: evmCacheDecision,
   blockOfResult,

@@ -1,20 +1,21 @@
 import { invalidParams } from '../../rpc/errors.ts';
-import type { MethodRule, MethodTable } from '../types.ts';
+import { methodTable } from '../table.ts';
+import type { MethodSpec, MethodSpecs, MethodTable } from '../types.ts';
 import { getSignaturesForAddressParamError } from './getSignaturesForAddress.ts';
 import { solanaHooks } from './hooks.ts';
 
-/** getSignaturesForAddress: the seed's 160 credits, parameters checked before anything is charged. */
-const getSignaturesForAddress: MethodRule = {
+/** getSignaturesForAddress: the spec's 160 credits, parameters checked before anything is charged. */
+const getSignaturesForAddress: MethodSpec = {
   cost: 160,
+  accepts: 'base58 address; optional config (limit 1-1000, before, until, commitment, minContextSlot)',
   check(params) {
     const problem = getSignaturesForAddressParamError(params);
     if (problem) throw invalidParams(problem);
   },
 };
 
-export const SOLANA_METHOD_RULES: Readonly<Record<string, MethodRule>> = {
-  getSignaturesForAddress,
-};
+/** Methods that change state: sent once, to one node. */
+const SOLANA_WRITES = new Set(['sendTransaction', 'requestAirdrop']);
 
 /**
  * The rest of the Solana HTTP JSON-RPC API (agave), forwarded as they are at the network's
@@ -75,11 +76,20 @@ export const SOLANA_PASSTHROUGH_METHODS: ReadonlySet<string> = new Set([
   'simulateTransaction',
 ]);
 
-export function solanaMethodTable(passthroughCost = 80): MethodTable {
-  return {
-    kind: 'solana',
-    rules: new Map(Object.entries(SOLANA_METHOD_RULES)),
-    passthrough: { methods: SOLANA_PASSTHROUGH_METHODS, cost: passthroughCost },
-    hooks: solanaHooks,
-  };
+/** Every Solana method the gateway serves. */
+export const SOLANA_METHOD_SPECS: MethodSpecs = {
+  getSignaturesForAddress,
+  ...Object.fromEntries(
+    [...SOLANA_PASSTHROUGH_METHODS].map((name): [string, MethodSpec] => [
+      name,
+      { cost: 'passthrough', write: SOLANA_WRITES.has(name) },
+    ]),
+  ),
+};
+
+export function solanaMethodTable(
+  passthroughCost = 80,
+  methodCosts?: Readonly<Record<string, number>>,
+): MethodTable {
+  return methodTable('solana', SOLANA_METHOD_SPECS, solanaHooks, passthroughCost, methodCosts);
 }
