@@ -354,6 +354,7 @@ test('a database of the previous version starts its balances from the usage it r
   // Simulate the previous schema: no credits_spent table, user_version one step back.
   const old = openSqlite(join(dir.path, 'gateway.db'));
   old.exec('DROP TABLE credits_spent');
+  old.exec('ALTER TABLE usage DROP COLUMN refused');
   old.exec('PRAGMA user_version = 3');
   old.close();
   const upgraded = openEmbeddedStores(dir.path);

@@ -360,10 +360,10 @@ describe('parameters the node would refuse cost nothing', () => {
     assert.equal(await stack.gateway.ledger.spent(record.id), 0);
     const usage = await stack.gateway.usage.usage({ keyId: record.id });
     assert.deepEqual(
-      usage.map(({ method, requests, credits }) => ({ method, requests, credits })),
+      usage.map(({ method, requests, credits, refused }) => ({ method, requests, credits, refused })),
       [
-        { method: 'eth_getBalance', requests: 3, credits: 0 },
-        { method: 'eth_getLogs', requests: 1, credits: 0 },
+        { method: 'eth_getBalance', requests: 3, credits: 0, refused: 3 },
+        { method: 'eth_getLogs', requests: 1, credits: 0, refused: 1 },
       ],
     );
     const errors = await stack.gateway.usage.errors({ keyId: record.id });
