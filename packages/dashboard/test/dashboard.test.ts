@@ -215,6 +215,14 @@ test('sign in, create a key, call its endpoint, see usage move, revoke it and ge
   ]);
   assert.equal(batch.status, 200);
   assert.equal((batch.body as { result: string }[])[0].result, '0x7a69');
+  // Refused by the node for its parameters: free, and counted apart from the charged calls.
+  const badAddress = await rpc(endpoint, {
+    jsonrpc: '2.0',
+    id: 6,
+    method: 'eth_getBalance',
+    params: ['0x12', 'latest'],
+  });
+  assert.equal((badAddress.body as { error: { code: number } }).error.code, -32602);
   const unknown = await rpc(endpoint, { jsonrpc: '2.0', id: 5, method: 'eth_noSuchMethod', params: [] });
   assert.equal((unknown.body as { error: { code: number } }).error.code, -32601);
 
@@ -223,10 +231,11 @@ test('sign in, create a key, call its endpoint, see usage move, revoke it and ge
   await summary.waitFor();
   const credits = Number(await summary.getAttribute('data-total-credits'));
   assert.ok(credits > 0, `credits after requests: ${credits}`);
-  assert.equal(await summary.getAttribute('data-total-requests'), '5');
+  assert.equal(await summary.getAttribute('data-total-requests'), '6');
   const methods = await page.locator('#methods-table').innerText();
   assert.match(methods, /eth_blockNumber\s+\d+\s+2\b/);
-  assert.match(methods, /eth_getBalance/);
+  // Credits, requests, refused, and the average of an 80-credit method over its charged calls: 80.
+  assert.match(methods, /eth_getBalance\s+80\s+2\s+1\s+80\b/);
   assert.match(await page.locator('#errors-table').innerText(), /-32601/);
   assert.match(await page.locator('#remaining-today').innerText(), /^[\d,]+$/);
   assert.notEqual(await page.locator('#remaining-today').innerText(), '1,000,000');

@@ -5,6 +5,7 @@ import {
   JsonNumberText,
   parseJsonExact,
   parseRequestJson,
+  readRequestId,
   stringifyJsonExact,
 } from '../src/rpc/exact-json.ts';
 
@@ -120,6 +121,34 @@ describe('request bodies: exact ids, bounded depth and batch size', () => {
   test('text that is not JSON is left for JSON.parse to refuse', () => {
     for (const text of ['', ']]]', '{"a":"unterminated', '[1,2', '{"id":1}}', 'nul']) {
       assert.throws(() => parseRequestJson(text, LIMITS), SyntaxError, text);
+    }
+  });
+});
+
+describe('the id of a body refused before it was parsed', () => {
+  const deep = '['.repeat(200) + ']'.repeat(200);
+  test('read from the top-level object, wherever it stands, without parsing the nested members', () => {
+    assert.equal(readRequestId(`{"jsonrpc":"2.0","id":7,"params":${deep}}`), 7);
+    assert.equal(readRequestId(`{"params":${deep},"method":"x", "id" : "a\\"b"}`), 'a"b');
+    assert.equal(readRequestId(`{"params":[{"id":1}],"id":null}`), null);
+    assert.deepEqual(readRequestId(`{"\\u0069d":-2.5e3,"params":${deep}}`), new JsonNumberText('-2.5e3'));
+    const long = '9'.repeat(400);
+    const id = readRequestId(`{"id":${long},"params":${deep}}`);
+    assert.ok(id instanceof JsonNumberText);
+    assert.equal(id.text, long);
+  });
+
+  test('nothing for a batch, an id that is not one, or a number cut off by the end of the text', () => {
+    for (const text of [
+      `[{"id":1,"params":${deep}}]`,
+      `{"id":{"a":1},"params":${deep}}`,
+      `{"id":[1],"params":${deep}}`,
+      `{"id":true,"params":${deep}}`,
+      `{"params":${deep}}`,
+      '{"jsonrpc":"2.0","id":12',
+      '"id"',
+    ]) {
+      assert.equal(readRequestId(text), undefined, text);
     }
   });
 });

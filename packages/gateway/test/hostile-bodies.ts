@@ -201,9 +201,11 @@ export type HostileBody = {
   items?: ItemExpectation[];
   batch: boolean;
   depth: number;
-  /** The gateway refuses the whole body with this code (id null). */
+  /** The gateway refuses the whole body with this code. */
   refusedWith?: number;
-  /** A truncated deep body may be refused for its depth before the parse fails. */
+  /** The id of the refusal: a body too deep still carries the id it can be read for; else null. */
+  refusedId?: ItemExpectation['id'];
+  /** A truncated deep body may be refused for its depth before the parse fails (with its id or null). */
   orRefusedWith?: number;
 };
 
@@ -292,7 +294,14 @@ function fromItems(
   const json: Json = batch ? items.map((item) => item.json) : items[0].json;
   const depth = depthOf(json);
   const text = toText(json);
-  if (depth > maxDepth) return { text, batch, depth, refusedWith: -32600 };
+  if (depth > maxDepth)
+    return {
+      text,
+      batch,
+      depth,
+      refusedWith: -32600,
+      refusedId: batch ? null : (items[0].expect.id ?? null),
+    };
   if (batch && items.length === 0) return { text, batch, depth, refusedWith: -32600 };
   return { text, batch, depth, items: items.map((item) => item.expect) };
 }
@@ -318,6 +327,7 @@ export function hostileBody(
       depth: 0,
       refusedWith: -32700,
       orRefusedWith: body.depth > maxDepth ? -32600 : undefined,
+      refusedId: body.refusedId,
     }));
   const oversized = fc.constant<HostileBody>({
     text: `[${Array(170_000).fill('{}').join(',')}]`,
@@ -340,6 +350,45 @@ function shortInReports(body: HostileBody): HostileBody {
   const shown =
     body.text.length > 500 ? `${body.text.slice(0, 500)}… (${body.text.length} characters)` : body.text;
   return Object.assign(body, { [fc.toStringMethod]: () => `HostileBody ${JSON.stringify(shown)}` });
+}
+
+/**
+ * Bodies found charged or answered with the wrong id by hand (issue 25), replayed on every run
+ * before the random ones: refusals by the node (-32602) that must cost nothing, an integer no
+ * double holds, ids of hundreds of digits, and a refusal for depth whose id is readable.
+ */
+export function seedBodies(to: string, maxDepth: number): HostileBody[] {
+  const one = (method: string, params: string, id = '1'): HostileBody => ({
+    text: `{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${params}}`,
+    batch: false,
+    depth: 3,
+    items: [{ method, id: { number: id }, invalid: false }],
+  });
+  const maxPriorityAlone = one('eth_call', `[{"to":"${to}","maxPriorityFeePerGas":"0x10"},"latest"]`);
+  const blockOutOfRange = one('eth_estimateGas', `[{"to":"${to}"},"0xffffffffffffffff"]`);
+  const inexact = one('eth_getBalance', `["${to}",{"minContextSlot":12345678901234567890}]`);
+  const longId = '9'.repeat(300);
+  const deep = `${'['.repeat(maxDepth + 1)}${']'.repeat(maxDepth + 1)}`;
+  return [
+    maxPriorityAlone,
+    blockOutOfRange,
+    inexact,
+    {
+      text: `[${[maxPriorityAlone, blockOutOfRange, inexact].map((body) => body.text).join(',')}]`,
+      batch: true,
+      depth: 4,
+      items: [maxPriorityAlone, blockOutOfRange, inexact].flatMap((body) => body.items ?? []),
+    },
+    one('eth_blockNumber', '[]', longId),
+    one('eth_blockNumber', '[]', `-${'1'.repeat(2000)}.5e-300`),
+    {
+      text: `{"jsonrpc":"2.0","id":${longId},"method":"eth_getBalance","params":[${deep}]}`,
+      batch: false,
+      depth: maxDepth + 3,
+      refusedWith: -32600,
+      refusedId: { number: longId },
+    },
+  ].map(shortInReports);
 }
 
 /** Whether the gateway answers the body at all (a body of notifications only gets no answer). */

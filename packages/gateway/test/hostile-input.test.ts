@@ -134,6 +134,43 @@ describe('exact JSON at the edge', () => {
     }
   });
 
+  test('ids of hundreds and thousands of digits are echoed byte for byte, answered or refused', async () => {
+    for (const id of ['9'.repeat(300), `-${'1'.repeat(700)}`, '7'.repeat(5000), `1${'0'.repeat(400)}.5e-3`]) {
+      const reply = await send(request('eth_chainId', '[]', id));
+      assert.equal(reply.text, `{"jsonrpc":"2.0","id":${id},"result":"0x7a69"}`);
+      const batch = await send(`[${request('eth_chainId', '[]', id)}]`);
+      assert.equal(batch.text, `[{"jsonrpc":"2.0","id":${id},"result":"0x7a69"}]`);
+      const refused = await send(request('eth_getBlockByHash', '[1,false]', id));
+      assert.ok(refused.text.startsWith(`{"jsonrpc":"2.0","id":${id},"error":{"code":-32602,`), refused.text);
+      const deep = await send(request('eth_getBalance', `[${'['.repeat(100)}${']'.repeat(100)}]`, id));
+      assert.ok(deep.text.startsWith(`{"jsonrpc":"2.0","id":${id},"error":{"code":-32600,`), deep.text);
+    }
+  });
+
+  test('a body refused for its depth carries its id when the id can be read, else null', async () => {
+    const deep = `[${'['.repeat(100)}${']'.repeat(100)}]`;
+    for (const [id, echoed] of [
+      ['"abc"', '"abc"'],
+      ['"a\\"b"', '"a\\"b"'],
+      ['null', 'null'],
+      ['12345678901234567890', '12345678901234567890'],
+      ['{"x":1}', 'null'],
+      ['true', 'null'],
+    ]) {
+      const reply = await send(request('eth_getBalance', deep, id));
+      assert.equal(reply.status, 400);
+      assert.ok(
+        reply.text.startsWith(`{"jsonrpc":"2.0","id":${echoed},"error":{"code":-32600,`),
+        `${id}: ${reply.text}`,
+      );
+    }
+    // The id after the deep member is read too; a batch has no single id.
+    const after = await send(`{"jsonrpc":"2.0","method":"eth_getBalance","params":${deep},"id":"late"}`);
+    assert.ok(after.text.startsWith('{"jsonrpc":"2.0","id":"late",'), after.text);
+    const batch = await send(`[${request('eth_getBalance', deep, '5')}]`);
+    assert.ok(batch.text.startsWith('{"jsonrpc":"2.0","id":null,'), batch.text);
+  });
+
   test('ids written as 1.0, 1e3, -0 and 1E+2 come back as written', async () => {
     for (const id of ['1.0', '1e3', '-0', '1E+2', '0.50']) {
       const reply = await send(request('eth_chainId', '[]', id));
@@ -165,7 +202,7 @@ describe('bounded parsing', () => {
     const reply = await send(request('eth_getBalance', `[${deep(5000)}]`));
     assert.equal(reply.status, 400);
     assertError(reply, -32600, /deeper than 64 levels \(the gateway's maxJsonDepth\)/);
-    assert.equal((reply.body as { id: unknown }).id, null);
+    assert.equal((reply.body as { id: unknown }).id, 1, 'the refusal carries the id it could read');
     assert.equal(await spent(), before);
     // The process keeps serving.
     assert.equal((await send(request('eth_chainId', '[]'))).status, 200);
@@ -266,13 +303,45 @@ describe('parameters the node would refuse cost nothing', () => {
     await refusedFree(request('eth_call', `[{"to":"${TO}"},"latest",{"${TO}":{"code":"0x123"}}]`), /\.code/);
   });
 
+  test('a number a double cannot hold is refused before forwarding, in any parameter of any method', async () => {
+    for (const body of [
+      request('eth_getBalance', `["${TO}",12345678901234567890]`),
+      request('net_version', '[{"minContextSlot":12345678901234567890}]'),
+      request('net_version', '[[1,{"a":[-99999999999999999999]}]]'),
+    ]) {
+      await refusedFree(body, /beyond 2\^53 and cannot be passed on exactly/);
+    }
+    // One the rules write as hex is not refused: it reaches the node exactly.
+    const within = await send(request('eth_getBlockReceipts', '[18446744073709551615]'));
+    assert.equal((within.body as { result: unknown }).result, null);
+  });
+
+  test("the node's refusals of the issue's bodies are free, alone and in a batch, and the header says so", async () => {
+    const { key, record } = await stack.gateway.keys.create({ name: 'node-refusals', dailyCredits: 10_000 });
+    const keyUrl = stack.url(key);
+    const bodies = [
+      // anvil: max_priority_fee_per_gas greater than max_fee_per_gas (-32602)
+      request('eth_call', `[{"to":"${TO}","maxPriorityFeePerGas":"0x10"},"latest"]`),
+      // anvil: BlockOutOfRangeError as -32602
+      request('eth_estimateGas', `[{"to":"${TO}"},"0xffffffffffffffff"]`, '2'),
+    ];
+    for (const body of [...bodies, `[${bodies.join(',')}]`]) {
+      const reply = await post(keyUrl, body);
+      assert.equal(reply.status, 200, reply.text);
+      for (const answer of [reply.body].flat() as { error?: { code: number } }[])
+        assert.equal(answer.error?.code, -32602, reply.text);
+      assert.equal(remaining(reply), 10_000, `nothing charged, and the header says so: ${body}`);
+    }
+    assert.equal(await stack.gateway.ledger.spent(record.id), 0);
+  });
+
   test('a parameter error from the node is refunded and recorded with its code and no credits', async () => {
     const { key, record } = await stack.gateway.keys.create({ name: 'backstop', dailyCredits: 10_000 });
     const keyUrl = stack.url(key);
     // Pass-through methods have no rules: the node judges their parameters.
     const refused = [
       request('eth_getBalance', '["0x12","latest"]'),
-      request('eth_getBalance', `["${TO}",12345678901234567890]`),
+      request('eth_getBalance', `["${TO}","0xzz"]`),
       // A ruled method whose rule accepts what anvil refuses (a range beyond its head).
       request('eth_getLogs', `[{"fromBlock":"0x${'f'.repeat(16)}","toBlock":"0x${'f'.repeat(16)}"}]`),
     ];
@@ -291,10 +360,10 @@ describe('parameters the node would refuse cost nothing', () => {
     assert.equal(await stack.gateway.ledger.spent(record.id), 0);
     const usage = await stack.gateway.usage.usage({ keyId: record.id });
     assert.deepEqual(
-      usage.map(({ method, requests, credits }) => ({ method, requests, credits })),
+      usage.map(({ method, requests, credits, refused }) => ({ method, requests, credits, refused })),
       [
-        { method: 'eth_getBalance', requests: 3, credits: 0 },
-        { method: 'eth_getLogs', requests: 1, credits: 0 },
+        { method: 'eth_getBalance', requests: 3, credits: 0, refused: 3 },
+        { method: 'eth_getLogs', requests: 1, credits: 0, refused: 1 },
       ],
     );
     const errors = await stack.gateway.usage.errors({ keyId: record.id });

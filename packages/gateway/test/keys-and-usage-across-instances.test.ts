@@ -171,9 +171,22 @@ describe('shared PostgreSQL stores', { skip: postgres.skip }, () => {
     assert.deepEqual(await shared.usage({}), await sqlite.usage({}));
     assert.deepEqual(await shared.errors({}), await sqlite.errors({}));
     assert.deepEqual(await shared.usage({ keyId: 'key_a', fromDay: '2026-01-02' }), [
-      { keyId: 'key_a', day: '2026-01-02', method: 'eth_call', requests: 1, credits: 80 },
-      { keyId: 'key_a', day: '2026-01-02', method: 'eth_getLogs', requests: 1, credits: 0 },
+      { keyId: 'key_a', day: '2026-01-02', method: 'eth_call', requests: 1, credits: 80, refused: 0 },
+      { keyId: 'key_a', day: '2026-01-02', method: 'eth_getLogs', requests: 1, credits: 0, refused: 1 },
     ]);
+    // An error that was charged (a revert, code 3) is not refused; one that cost nothing is.
+    assert.deepEqual(
+      (await shared.usage({ keyId: 'key_a', fromDay: '2026-01-01' })).map((r) => [
+        r.day,
+        r.method,
+        r.refused,
+      ]),
+      [
+        ['2026-01-01', 'eth_call', 0],
+        ['2026-01-02', 'eth_call', 0],
+        ['2026-01-02', 'eth_getLogs', 1],
+      ],
+    );
   });
 
   test('several recorders writing the same rows concurrently add up', async () => {

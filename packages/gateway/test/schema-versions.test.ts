@@ -35,7 +35,12 @@ describe("the gateway's SQLite store", () => {
 
     const db = openSqlite(path);
     try {
-      assert.equal(scalar<number>(db.prepare('PRAGMA user_version')), 4);
+      assert.equal(scalar<number>(db.prepare('PRAGMA user_version')), 5);
+      assert.deepEqual(
+        db.prepare('SELECT requests, credits, refused FROM usage').all(),
+        [{ requests: 3, credits: 78, refused: 0 }],
+        'step 5 counts refused calls apart, none known for earlier rows',
+      );
       assert.equal(
         scalar<number>(db.prepare("SELECT credits FROM credits_spent WHERE key_id = 'key_1'")),
         78,
@@ -62,7 +67,7 @@ describe("the gateway's SQLite store", () => {
         assert.ok(error instanceof SchemaTooNewError);
         assert.equal(
           error.message,
-          `the gateway's store ${join(dataDir, 'gateway.db')} (SQLite) is at schema version 9, newer than this release knows (4): it was upgraded by a later Portico; run that release again, or restore the backup taken before the upgrade`,
+          `the gateway's store ${join(dataDir, 'gateway.db')} (SQLite) is at schema version 9, newer than this release knows (5): it was upgraded by a later Portico; run that release again, or restore the backup taken before the upgrade`,
         );
         assert.doesNotMatch(error.message, /\n/);
         return true;
@@ -87,7 +92,7 @@ describe("the gateway's shared PostgreSQL store", { skip: postgres.skip }, () =>
   test('a schema of an earlier version gets the missing steps only', async () => {
     const { pool } = await withSchema();
     try {
-      assert.deepEqual(await migratePostgres(pool), [1, 2]);
+      assert.deepEqual(await migratePostgres(pool), [1, 2, 3]);
       // Back to version 1, as a release before per-key settings left it.
       await pool.query('ALTER TABLE api_keys DROP COLUMN settings');
       await pool.query('DELETE FROM portico_migrations WHERE id = 2');
@@ -130,7 +135,7 @@ describe("the gateway's shared PostgreSQL store", { skip: postgres.skip }, () =>
       const { rows } = await pool.query<{ id: number }>('SELECT id FROM portico_migrations ORDER BY id');
       assert.deepEqual(
         rows.map((row) => row.id),
-        [1, 2, 3],
+        [1, 2, 3, 4],
       );
     } finally {
       await pool.end();

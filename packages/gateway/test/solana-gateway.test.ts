@@ -169,20 +169,41 @@ describe('gateway on a Solana network', () => {
     assert.equal(account.value?.lamports, direct.value?.lamports);
   });
 
-  test('integers beyond 2^53 in a request are forwarded as written', async () => {
-    const response = await fetch(endpoint, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{"jsonrpc":"2.0","id":7,"method":"getMinimumBalanceForRentExemption","params":[18446744073709551615]}',
-    });
-    const body = (await response.json()) as { id: number; error?: { code: number } };
-    assert.equal(response.status, 200);
-    assert.equal(body.id, 7);
-    assert.equal(
-      body.error?.code,
-      -32602,
-      'the ledger refuses the size itself; the gateway does not fail on it',
+  test('integers beyond 2^53 in a request are refused before forwarding, free; the ledger refusing a parameter is free too', async () => {
+    const send = async (text: string) => {
+      const response = await fetch(endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: text,
+      });
+      return {
+        remaining: Number(response.headers.get('x-credits-remaining')),
+        body: (await response.json()) as { id: number; error?: { code: number; message: string } },
+      };
+    };
+    const { remaining: start } = await call('getHealth', []);
+    const alice = ledger.devAccounts[0].address;
+    for (const text of [
+      '{"jsonrpc":"2.0","id":7,"method":"getMinimumBalanceForRentExemption","params":[18446744073709551615]}',
+      `{"jsonrpc":"2.0","id":7,"method":"getSignaturesForAddress","params":["${alice}",{"minContextSlot":12345678901234567890}]}`,
+      `{"jsonrpc":"2.0","id":7,"method":"getBalance","params":["${alice}",{"minContextSlot":12345678901234567890}]}`,
+    ]) {
+      const { body } = await send(text);
+      assert.equal(body.id, 7);
+      assert.equal(body.error?.code, -32602, text);
+      assert.match(
+        body.error?.message ?? '',
+        /12345678901234567890|18446744073709551615/,
+        'the number as it was sent',
+      );
+    }
+    // A parameter the gateway lets through and the ledger refuses (-32602): refunded.
+    const refusedByLedger = await send(
+      `{"jsonrpc":"2.0","id":7,"method":"getBalance","params":["${alice}",{"minContextSlot":-1}]}`,
     );
+    assert.equal(refusedByLedger.body.error?.code, -32602);
+    const { remaining: end } = await call('getHealth', []);
+    assert.equal(start - end, 10, 'only the getHealth after them was charged');
   });
 
   test("the node's own Solana errors pass through with their codes", async () => {

@@ -3,7 +3,13 @@
 // balances-in-memory variant exists only as a library setup).
 import { join } from 'node:path';
 import type { Anvil } from '@portico/devchain';
-import { type Gateway, type GatewayStores, parseConfig, startGateway } from '@portico/gateway';
+import {
+  type Gateway,
+  type GatewayStores,
+  openEmbeddedStores,
+  parseConfig,
+  startGateway,
+} from '@portico/gateway';
 import { type PorticoProcess, startPorticoProcess } from '../../portico-process.ts';
 import type { ChildServer } from '../child-server.ts';
 import {
@@ -25,7 +31,7 @@ import {
 import { startNginx } from '../nginx.ts';
 import type { Results } from '../results.ts';
 import { fixedBodyScript } from '../wrk.ts';
-import { AFTER, BEFORE, inMemoryBalances } from './debits.ts';
+import { AFTER, AHEAD, BEFORE, DURABLE_TARGETS, inMemoryBalances } from './debits.ts';
 
 /** Rounds of the embedded against shared metering pair (its ratio is a goal, and the noisiest). */
 const STORE_ROUNDS = 5;
@@ -79,18 +85,22 @@ export async function sharedAnvilRows(
       const memoryStores = inMemoryBalances(join(dir, 'before.db'));
       closeStores.push(memoryStores.close);
       const beforeUrl = await open('before', { networks: [network(false)] }, memoryStores);
+      const aheadStores = openEmbeddedStores(join(dir, 'ahead'), { reserveAhead: true });
+      closeStores.push(aheadStores.close);
+      const aheadUrl = await open('ahead', { networks: [network(false)] }, aheadStores);
       const afterUrl = await open('after', { networks: [network(false)], dataDir: join(dir, 'after') });
       for (const clients of [1, 64]) {
-        // Alternated over ROUNDS rounds, each row the median round, so that both see the same machine.
+        // Alternated over ROUNDS rounds, each row the median round, so that all see the same machine.
         const pair = await alternate(
           [
             { target: BEFORE, url: beforeUrl },
+            { target: AHEAD, url: aheadUrl },
             { target: AFTER, url: afterUrl },
           ],
           clients,
           script,
         );
-        for (const [i, target] of [BEFORE, AFTER].entries()) {
+        for (const [i, target] of DURABLE_TARGETS.entries()) {
           const cpu = pair[i].rounds.map((r) => r.cpuUs);
           rows.push({
             target,

@@ -141,9 +141,11 @@ export async function usageView(ticket, params) {
   let totalRequests = 0;
   for (const row of rows) {
     perDay.set(row.day, (perDay.get(row.day) ?? 0) + row.credits);
-    const m = perMethod.get(row.method) ?? { method: row.method, requests: 0, credits: 0 };
+    const m = perMethod.get(row.method) ?? { method: row.method, requests: 0, credits: 0, refused: 0 };
     m.requests += row.requests;
     m.credits += row.credits;
+    // Refused calls (an error that cost nothing) are counted apart: the average is per charged call.
+    m.refused += row.refused ?? 0;
     perMethod.set(row.method, m);
     totalCredits += row.credits;
     totalRequests += row.requests;
@@ -235,11 +237,13 @@ export async function usageView(ticket, params) {
           { label: 'Method', value: (m) => h('code', {}, m.method) },
           { label: 'Credits', numeric: true, value: (m) => formatNumber(m.credits) },
           { label: 'Requests', numeric: true, value: (m) => formatNumber(m.requests) },
+          { label: 'Refused (free)', wide: true, numeric: true, value: (m) => formatNumber(m.refused) },
           {
             label: 'Avg credits',
             wide: true,
             numeric: true,
-            value: (m) => formatDecimal(m.credits / m.requests),
+            value: (m) =>
+              m.requests > m.refused ? formatDecimal(m.credits / (m.requests - m.refused)) : '–',
           },
           {
             label: 'Share',

@@ -24,6 +24,17 @@ const FAST_MS = 1000;
  */
 const SLOW_MS = 4000;
 
+export type SqliteCreditLedgerOptions = {
+  /**
+   * Reserve credits ahead of the debits (grants up to 1 % of the daily limit, debits inside them
+   * decided in memory): fewer writes, but a crash keeps the unused part of the reservation, so the
+   * key is charged for calls nobody got. Default false: every debit and refund is written by the
+   * group commit of its event-loop turn before the call goes on (exact through a crash; measured
+   * in docs/benchmarks.md, "Crash-safe debits").
+   */
+  reserveAhead?: boolean;
+};
+
 /** A debit that waits for the commit of the reservation that covers it. */
 type Waiter = { cost: number; resolve: () => void; reject: (error: Error) => void };
 
@@ -54,27 +65,27 @@ const isCost = (cost: number) => Number.isSafeInteger(cost) && cost >= 0;
 const notACost = (cost: number) => new RangeError(`not a credit cost: ${cost}`);
 
 /**
- * Daily balances of a single gateway process that survive a crash, without a write per debit.
- * The process owns its SQLite file (no other process spends from it). Per key and UTC day it keeps
- * in memory what was spent (exact) and what is reserved on disk (`credits_spent`, one row per key
- * and day, committed). A debit that fits in the reservation is decided at once in memory
+ * Daily balances of a single gateway process that survive a crash. The process owns its SQLite
+ * file (no other process spends from it). Per key and UTC day it keeps in memory what was spent
+ * (exact) and what is on disk (`credits_spent`, one row per key and day, committed).
+ *
+ * Exact (the default): a paid debit is held until the group commit at the end of its event-loop
+ * turn has written the key's new spending, then answered, so the call is forwarded only once its
+ * debit is on disk; a refund is written the same way before the refused call is answered. After a
+ * SIGKILL a key has spent exactly its answered calls plus at most the calls that were in flight.
+ * The debits of one turn share one transaction (with the usage counts), so the cost is one commit
+ * per turn, not one per request (measured in docs/benchmarks.md).
+ *
+ * With `reserveAhead`: a debit that fits in the key's reservation is decided at once in memory
  * (`debitNow`, nothing written); one that does not is held while a larger reservation (a grant) is
- * committed, then answered. On disk is therefore always at least what was answered: a SIGKILL can
- * leave a key with fewer credits than it had, never more.
+ * committed. Grants double while a key uses them up within a second and halve when one lasted more
+ * than 4 s, up to max(cost, 1 % of the daily limit); refunds are made in memory only. On disk is
+ * then always at least what was answered, but a crash keeps the unused reservation: the key pays
+ * for calls nobody got. Kept for the benchmark that compares the two.
  *
- * What a crash can cost a key: the unused part of its reservation, at most one grant, and a grant
- * is never more than max(cost, 1 % of the daily limit) (plus credits given back by refunds of calls
- * in flight when that grant was taken). Grants double while a key uses them up within a second and
- * halve when one lasted more than 4 s, so a busy key writes about once a second or less whatever
- * its request rate, until its grant reaches the cap; at the cap each write reserves 1 % of its
- * day, so about a hundred such writes at most. A clean `close()` gives every unused reservation
- * back (writes the exact spending), and an earlier day's reservation is given back with the next
- * commit once the key is used on a new day.
- *
- * Refunds are made in memory only: the reservation just has more room. Reservations are written by
- * the shared group commit (`BatchWriter`), in the same transactions as the usage counts; a commit
- * that fails refuses the debits it held (StoreUnavailableError, HTTP 503) and charges nothing,
- * while debits inside a reservation already committed go on.
+ * A clean `close()` writes every key's exact spending, and an earlier day's reservation is given
+ * back with the next commit once the key is used on a new day. A commit that fails refuses the
+ * debits it held (StoreUnavailableError, HTTP 503) and charges nothing.
  */
 export class SqliteCreditLedger implements CreditLedger, BatchWriter {
   private readonly statements;
@@ -86,11 +97,16 @@ export class SqliteCreditLedger implements CreditLedger, BatchWriter {
   private dirty = new Set<Balance>();
   /** What the transaction in progress wrote, to settle or undo. */
   private batch: { balance: Balance; value: number; waiters: Waiter[] }[] | undefined;
+  /** Refunds waiting for the commit that writes them (exact balances only). */
+  private refunds: (() => void)[] = [];
+  private readonly reserveAhead: boolean;
 
   constructor(
     db: SqliteDatabase,
     private readonly commits: GroupCommit,
+    options: SqliteCreditLedgerOptions = {},
   ) {
+    this.reserveAhead = options.reserveAhead ?? false;
     this.statements = {
       spent: db.prepare('SELECT credits FROM credits_spent WHERE key_id = ? AND day = ?'),
       set: db.prepare(
@@ -105,13 +121,13 @@ export class SqliteCreditLedger implements CreditLedger, BatchWriter {
   debitNow(keyId: string, dailyLimit: number, cost: number, now = Date.now()): DebitResult | undefined {
     // A cost that is not a count of credits would poison the balance (NaN) and the transaction.
     if (!isCost(cost)) throw notACost(cost);
-    return decide(this.balance(keyId, now), dailyLimit, cost, now);
+    return decide(this.balance(keyId, now), dailyLimit, cost, now, this.reserveAhead);
   }
 
   debit(keyId: string, dailyLimit: number, cost: number, now = Date.now()): Promise<DebitResult> {
     if (!isCost(cost)) return Promise.reject(notACost(cost));
     const balance = this.balance(keyId, now);
-    const decided = decide(balance, dailyLimit, cost, now);
+    const decided = decide(balance, dailyLimit, cost, now, this.reserveAhead);
     if (decided) return Promise.resolve(decided);
     // Held: requests racing in this turn see the cost spent; answered once a reservation covers it.
     if (balance.spent + cost > balance.target) this.grow(balance, dailyLimit, cost, now);
@@ -128,7 +144,8 @@ export class SqliteCreditLedger implements CreditLedger, BatchWriter {
   private grow(balance: Balance, dailyLimit: number, cost: number, now: number) {
     const lasted = now - balance.grantedAt;
     let grant = balance.grant;
-    if (grant === 0) grant = cost;
+    if (!this.reserveAhead) grant = cost;
+    else if (grant === 0) grant = cost;
     else if (lasted < FAST_MS) grant *= 2;
     else if (lasted > SLOW_MS) grant = Math.floor(grant / 2);
     const most = Math.max(cost, Math.floor(dailyLimit / MAX_GRANT_DIVISOR));
@@ -139,12 +156,23 @@ export class SqliteCreditLedger implements CreditLedger, BatchWriter {
     balance.target = Math.min(dailyLimit, balance.spent + grant);
   }
 
-  /** In memory only: the reservation on disk just has more room. */
+  /**
+   * Exact balances: written with the next commit, and resolved once it is done (the refused call's
+   * answer waits for it, so a crash after the answer never keeps the credits). If that commit fails
+   * the refund still resolves and is written with a later one. With reservations ahead: in memory
+   * only, the reservation on disk just has more room.
+   */
   refund(keyId: string, cost: number, now = Date.now()): Promise<void> {
     if (!isCost(cost)) return Promise.reject(notACost(cost));
     const balance = this.balance(keyId, now);
     balance.spent = Math.max(0, balance.spent - cost);
-    return Promise.resolve();
+    if (this.reserveAhead || cost === 0) return Promise.resolve();
+    balance.target = balance.spent;
+    this.dirty.add(balance);
+    return new Promise((resolve) => {
+      this.refunds.push(resolve);
+      this.commits.schedule();
+    });
   }
 
   spent(keyId: string, now = Date.now()): Promise<number> {
@@ -211,7 +239,15 @@ export class SqliteCreditLedger implements CreditLedger, BatchWriter {
     for (const { balance, value } of batch) this.statements.set.run(balance.keyId, balance.day, value);
   }
 
+  /** The refunds written (or given up on for now) by the transaction that just ended. */
+  private settleRefunds() {
+    const refunds = this.refunds;
+    this.refunds = [];
+    for (const resolve of refunds) resolve();
+  }
+
   committed() {
+    this.settleRefunds();
     const batch = this.batch ?? [];
     this.batch = undefined;
     for (const { balance, value, waiters } of batch) {
@@ -224,6 +260,7 @@ export class SqliteCreditLedger implements CreditLedger, BatchWriter {
   }
 
   failed() {
+    this.settleRefunds();
     // The transaction may have failed before reaching this writer: then all that was pending failed.
     let batch = this.batch;
     this.batch = undefined;
@@ -246,8 +283,13 @@ export class SqliteCreditLedger implements CreditLedger, BatchWriter {
         // What an earlier day did not use is given back with a later commit.
         balance.target = balance.spent;
         this.dirty.add(balance);
-      } else {
+      } else if (this.reserveAhead) {
         balance.target = Math.max(balance.reserved, balance.spent);
+      } else {
+        // Exact: a refund not written yet goes with a later commit (none is scheduled: a disk
+        // refusing writes would otherwise be retried every turn).
+        balance.target = balance.spent;
+        if (balance.reserved !== balance.spent) this.dirty.add(balance);
       }
     }
   }
@@ -263,15 +305,24 @@ export class SqliteCreditLedger implements CreditLedger, BatchWriter {
   }
 }
 
-/** The debit decided in memory, or undefined when it needs a larger reservation first. */
-function decide(balance: Balance, dailyLimit: number, cost: number, now: number): DebitResult | undefined {
+/**
+ * The debit decided in memory, or undefined when it must be written first (exact balances: every
+ * paid debit; reserving ahead: one beyond the reservation).
+ */
+function decide(
+  balance: Balance,
+  dailyLimit: number,
+  cost: number,
+  now: number,
+  reserveAhead: boolean,
+): DebitResult | undefined {
   if (balance.spent + cost > dailyLimit)
     return {
       ok: false,
       remaining: Math.max(0, dailyLimit - balance.spent),
       resetsAt: nextUtcMidnight(now),
     };
-  if (balance.spent + cost <= balance.reserved || cost === 0) {
+  if (cost === 0 || (reserveAhead && balance.spent + cost <= balance.reserved)) {
     balance.spent += cost;
     return { ok: true, remaining: dailyLimit - balance.spent };
   }

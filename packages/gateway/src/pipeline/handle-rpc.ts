@@ -4,6 +4,7 @@ import type { ApiKeyRecord } from '../keys/key-store.ts';
 import type { Network } from '../network.ts';
 import type { RpcItemEvent } from '../observability/metrics.ts';
 import { GatewayError } from '../rpc/errors.ts';
+import { readRequestId } from '../rpc/exact-json.ts';
 import {
   errorResponse,
   type JsonRpcError,
@@ -18,6 +19,7 @@ import type { UsageRecorder } from '../usage/usage-recorder.ts';
 import { charge, limitRate } from './charge.ts';
 import { enforceItemSettings } from './enforce-settings.ts';
 import { type ForwardResult, forward } from './forward.ts';
+import { refuseInexactNumbers } from './inexact-numbers.ts';
 import { resolveMethod } from './resolve-method.ts';
 
 export type RpcDependencies = {
@@ -60,7 +62,14 @@ export type RpcOutcome = {
   batchSize?: number;
 };
 
-type ItemOutcome = { response?: JsonRpcResponse; status: number; remaining?: number; cache?: CacheStatus };
+type ItemOutcome = {
+  response?: JsonRpcResponse;
+  status: number;
+  remaining?: number;
+  cache?: CacheStatus;
+  /** Charged, then given back (refused by the node, upstream failure). */
+  refunded?: boolean;
+};
 
 /** Runs a parsed request body through the stages: resolve → check → charge → forward → record. */
 export async function handleRpc(
@@ -77,10 +86,12 @@ export async function handleRpc(
     const gatewayError = asGatewayError(error);
     const tooLarge = gatewayError.kind === 'batchTooLarge';
     observeRefusal(deps, network, key, tooLarge ? '(batch too large)' : '(unparsed)', gatewayError);
+    // A body refused for its depth is JSON as far as its id goes: the refusal carries that id.
+    const id = gatewayError.kind === 'nestingTooDeep' ? (readRequestId(text) ?? null) : null;
     return {
       method: tooLarge ? 'batch' : '(unparsed)',
       status: gatewayError.httpStatus,
-      body: errorResponse(null, { code: gatewayError.code(network.kind), message: gatewayError.message }),
+      body: errorResponse(id, { code: gatewayError.code(network.kind), message: gatewayError.message }),
     };
   }
   if (!parsed.batch) {
@@ -98,11 +109,19 @@ export async function handleRpc(
     parsed.items.map((item) => handleItem(item, network, key, deps, session)),
   );
   const responses = outcomes.flatMap((outcome) => (outcome.response ? [outcome.response] : []));
-  const remaining = outcomes.reduce<number | undefined>(
+  let remaining = outcomes.reduce<number | undefined>(
     (least, outcome) =>
       outcome.remaining === undefined ? least : Math.min(least ?? Infinity, outcome.remaining),
     undefined,
   );
+  // An item's own figure does not see the refunds of items that ran beside it: ask the ledger.
+  if (outcomes.some((outcome) => outcome.refunded)) {
+    try {
+      remaining = Math.max(0, key.dailyCredits - (await deps.ledger.spent(key.id)));
+    } catch {
+      remaining = undefined; // the store is away: no figure rather than a wrong one
+    }
+  }
   return {
     method: 'batch',
     batchSize: parsed.items.length,
@@ -151,6 +170,7 @@ async function handleItem(
     // Most checks and rate limits finish at once: awaited only when they return a Promise.
     const checked = rule.check?.(params, network.chain);
     if (checked) await checked;
+    refuseInexactNumbers(params, 'prepare' in rule ? rule.prepare : undefined);
     const limited = limitRate(deps.rateLimiter, key, request.method, rule.cost);
     if (limited) await limited;
     const charged = charge(deps.ledger, key, request.method, rule.cost);
@@ -180,6 +200,7 @@ async function handleItem(
     };
   } catch (error) {
     const gatewayError = asGatewayError(error);
+    const refunded = cost > 0;
     if (cost > 0) {
       // Charged but not served (upstream unreachable): the caller gets the credits back.
       await deps.ledger.refund(key.id, cost);
@@ -196,11 +217,12 @@ async function handleItem(
     if (deps.observe) {
       observeItem(deps.observe, network, request.method, key, cost, started, gatewayError.code(network.kind));
     }
-    if (isNotification) return { status: 200, remaining };
+    if (isNotification) return { status: 200, remaining, refunded };
     return {
       response: errorResponse(id, toErrorObject(gatewayError, network)),
       status: gatewayError.httpStatus,
       remaining,
+      refunded,
     };
   }
 }

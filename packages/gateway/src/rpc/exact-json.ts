@@ -218,3 +218,76 @@ export function stringifyJsonExact(value: unknown): string {
   }
   return numberTextsWritten ? text.replace(MARK_IN_JSON, '$1') : text;
 }
+
+/**
+ * The `id` of a request body refused before it was parsed (nested too deep): read from the members
+ * of the top-level object without building anything (nested values are skipped by counting
+ * brackets), so that the refusal still carries the id. A string, a number (kept as its text when a
+ * double would change it) or null; undefined when the body is not an object, has no complete id or
+ * its id is not a valid one.
+ */
+export function readRequestId(text: string): string | number | JsonNumberText | null | undefined {
+  const length = text.length;
+  let i = 0;
+  while (i < length && isSpace(text.charCodeAt(i))) i++;
+  if (text.charCodeAt(i) !== OPEN_OBJECT) return undefined;
+  i++;
+  let depth = 1;
+  let expectKey = true;
+  let keyIsId = false;
+  let id: string | number | JsonNumberText | null | undefined;
+  while (i < length) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      const end = stringEnd(text, i);
+      if (end < 0) return id;
+      if (depth === 1 && expectKey) {
+        keyIsId = isIdKey(text, i, end);
+        expectKey = false;
+      } else if (depth === 1 && keyIsId) {
+        try {
+          id = JSON.parse(text.slice(i, end + 1)) as string;
+        } catch {
+          id = undefined;
+        }
+        keyIsId = false;
+      }
+      i = end + 1;
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      if (depth === 1 && keyIsId) {
+        id = undefined; // an object or array is not an id
+        keyIsId = false;
+      }
+      depth++;
+      i++;
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+      depth--;
+      if (depth === 0) return id;
+      i++;
+    } else if (c === COMMA) {
+      if (depth === 1) expectKey = true;
+      i++;
+    } else if (depth === 1 && keyIsId && (c === MINUS || isDigit(c))) {
+      let end = i + 1;
+      while (end < length && isNumberPart(text.charCodeAt(end))) end++;
+      const token = text.slice(i, end);
+      // A number cut off by the end of the text is not the id that was meant.
+      if (end < length && JSON_NUMBER.test(token))
+        id = String(Number(token)) === token ? Number(token) : new JsonNumberText(token);
+      else id = undefined;
+      keyIsId = false;
+      i = end;
+    } else if (depth === 1 && keyIsId && text.startsWith('null', i)) {
+      id = null;
+      keyIsId = false;
+      i += 4;
+    } else {
+      if (depth === 1 && keyIsId && !isSpace(c) && c !== 0x3a) {
+        id = undefined; // true, false or junk: not an id
+        keyIsId = false;
+      }
+      i++;
+    }
+  }
+  return id;
+}

@@ -30,15 +30,16 @@ export type GatewayStores = {
 
 /**
  * The embedded stores: keys, usage and balances in SQLite under `dataDir` (or in memory). The
- * balances' reservations and the usage counts are written in the same transactions (group commit).
+ * balances and the usage counts are written in the same transactions (group commit).
+ * `reserveAhead` is for the benchmark only (see SqliteCreditLedger).
  */
 export function openEmbeddedStores(
   dataDir: string | undefined,
-  options: { onError?: (error: Error) => void } = {},
+  options: { onError?: (error: Error) => void; reserveAhead?: boolean } = {},
 ): GatewayStores {
   const db: SqliteDatabase = openSqlite(dataDir ? join(dataDir, 'gateway.db') : ':memory:');
   const commits = new GroupCommit(db);
-  const ledger = new SqliteCreditLedger(db, commits);
+  const ledger = new SqliteCreditLedger(db, commits, { reserveAhead: options.reserveAhead });
   const usage = new SqliteUsageRecorder(db, 500, commits, options.onError);
   const keys = new SqliteKeyStore(db);
   const rateLimiter = new MemoryRateLimiter();

@@ -50,6 +50,11 @@ const MIGRATIONS: SchemaStep[] = [
     name: 'per-key security settings',
     sql: `ALTER TABLE api_keys ADD COLUMN settings JSONB NOT NULL DEFAULT '{}'::jsonb;`,
   },
+  {
+    version: 3,
+    name: 'refused calls counted apart',
+    sql: 'ALTER TABLE usage ADD COLUMN refused BIGINT NOT NULL DEFAULT 0;',
+  },
 ];
 
 /** A connection pool for the shared store; errors of idle connections are reported, never thrown. */

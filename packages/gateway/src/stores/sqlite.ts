@@ -45,12 +45,15 @@ const STEPS = [
    );
    INSERT INTO credits_spent (key_id, day, credits)
      SELECT key_id, day, SUM(credits) FROM usage GROUP BY key_id, day`,
+  // Refused calls counted apart, so that an average price leaves them out (earlier rows: none known).
+  `ALTER TABLE usage ADD COLUMN refused INTEGER NOT NULL DEFAULT 0`,
 ];
 const NAMES = [
   'keys and usage',
   'projects and per-second caps',
   'per-key security settings',
   'balances on disk',
+  'refused calls counted apart',
 ];
 const MIGRATIONS: SchemaStep[] = STEPS.map((sql, i) => ({ version: i + 1, name: NAMES[i], sql }));
 

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { utcDay } from '../credits/day.ts';
 import { whilePostgresReachable } from '../stores/postgres.ts';
-import type { ErrorRow, UsageRecorder, UsageRow } from './usage-recorder.ts';
+import { type ErrorRow, isRefused, type UsageRecorder, type UsageRow } from './usage-recorder.ts';
 
 export type PostgresUsageRecorderOptions = {
   /** How often the summed counts are written. Default 500 ms. */
@@ -39,7 +39,11 @@ export class PostgresUsageRecorder implements UsageRecorder {
 
   record(keyId: string, method: string, credits: number, errorCode?: number, now = Date.now()) {
     const day = utcDay(now);
-    addUsage(this.pending, { keyId, day, method, requests: 1, credits }, this.limit) || this.dropped++;
+    addUsage(
+      this.pending,
+      { keyId, day, method, requests: 1, credits, refused: isRefused(credits, errorCode) },
+      this.limit,
+    ) || this.dropped++;
     if (errorCode !== undefined)
       addError(this.pendingErrors, { keyId, day, code: errorCode, count: 1 }, this.limit) || this.dropped++;
   }
@@ -76,16 +80,18 @@ export class PostgresUsageRecorder implements UsageRecorder {
       await client.query('BEGIN');
       if (rows.length)
         await client.query(
-          `INSERT INTO usage (key_id, day, method, requests, credits)
-           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
+          `INSERT INTO usage (key_id, day, method, requests, credits, refused)
+           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[])
            ON CONFLICT (key_id, day, method) DO UPDATE
-             SET requests = usage.requests + excluded.requests, credits = usage.credits + excluded.credits`,
+             SET requests = usage.requests + excluded.requests, credits = usage.credits + excluded.credits,
+               refused = usage.refused + excluded.refused`,
           [
             rows.map((r) => r.keyId),
             rows.map((r) => r.day),
             rows.map((r) => r.method),
             rows.map((r) => r.requests),
             rows.map((r) => r.credits),
+            rows.map((r) => r.refused),
           ],
         );
       if (errors.length)
@@ -125,7 +131,8 @@ export class PostgresUsageRecorder implements UsageRecorder {
   private async readUsage(filter: { keyId?: string; fromDay?: string }) {
     await this.flush();
     const { rows } = await this.pool.query<UsageRow>(
-      `SELECT key_id AS "keyId", day, method, requests::float8 AS requests, credits::float8 AS credits FROM usage
+      `SELECT key_id AS "keyId", day, method, requests::float8 AS requests, credits::float8 AS credits,
+        refused::float8 AS refused FROM usage
        WHERE ($1::text IS NULL OR key_id = $1) AND ($2::text IS NULL OR day >= $2) ORDER BY day, key_id, method`,
       [filter.keyId ?? null, filter.fromDay ?? null],
     );
@@ -156,6 +163,7 @@ function addUsage(into: Map<string, UsageRow>, row: UsageRow, limit: number): bo
   if (found) {
     found.requests += row.requests;
     found.credits += row.credits;
+    found.refused += row.refused;
   } else {
     if (into.size >= limit) return false;
     into.set(id, { ...row });

@@ -1,7 +1,7 @@
 import { utcDay } from '../credits/day.ts';
 import { type BatchWriter, GroupCommit } from '../stores/group-commit.ts';
 import { isSqliteUnavailable, type SqliteDatabase, whileSqliteAvailable } from '../stores/sqlite.ts';
-import type { ErrorRow, UsageRecorder, UsageRow } from './usage-recorder.ts';
+import { type ErrorRow, isRefused, type UsageRecorder, type UsageRow } from './usage-recorder.ts';
 
 /**
  * Usage per key, method and UTC day in SQLite. Counts are summed in memory and written every
@@ -28,8 +28,9 @@ export class SqliteUsageRecorder implements UsageRecorder, BatchWriter {
   ) {
     this.statements = {
       upsert: db.prepare(
-        `INSERT INTO usage (key_id, day, method, requests, credits) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (key_id, day, method) DO UPDATE SET requests = requests + excluded.requests, credits = credits + excluded.credits`,
+        `INSERT INTO usage (key_id, day, method, requests, credits, refused) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (key_id, day, method) DO UPDATE SET requests = requests + excluded.requests,
+           credits = credits + excluded.credits, refused = refused + excluded.refused`,
       ),
       upsertError: db.prepare(
         `INSERT INTO usage_errors (key_id, day, code, count) VALUES (?, ?, ?, ?)
@@ -47,12 +48,14 @@ export class SqliteUsageRecorder implements UsageRecorder, BatchWriter {
   record(keyId: string, method: string, credits: number, errorCode?: number, now = Date.now()) {
     const day = utcDay(now);
     const id = `${keyId}\0${day}\0${method}`;
+    const refused = isRefused(credits, errorCode);
     const row = this.rows.get(id);
     if (row) {
       row.requests += 1;
       row.credits += credits;
+      row.refused += refused;
     } else {
-      this.rows.set(id, { keyId, day, method, requests: 1, credits });
+      this.rows.set(id, { keyId, day, method, requests: 1, credits, refused });
     }
     if (errorCode !== undefined) addError(this.errorRows, { keyId, day, code: errorCode, count: 1 });
   }
@@ -76,7 +79,9 @@ export class SqliteUsageRecorder implements UsageRecorder, BatchWriter {
     // A row SQLite refuses is dropped (and reported) rather than failing the whole transaction;
     // a database that cannot be written fails it, and the rows are kept for the next attempt.
     for (const r of taken.rows.values())
-      this.attempt(() => this.statements.upsert.run(r.keyId, r.day, r.method, r.requests, r.credits));
+      this.attempt(() =>
+        this.statements.upsert.run(r.keyId, r.day, r.method, r.requests, r.credits, r.refused),
+      );
     for (const e of taken.errors.values())
       this.attempt(() => this.statements.upsertError.run(e.keyId, e.day, e.code, e.count));
   }
@@ -108,7 +113,7 @@ export class SqliteUsageRecorder implements UsageRecorder, BatchWriter {
     await this.flush();
     const rows = this.db
       .prepare(
-        `SELECT key_id AS keyId, day, method, requests, credits FROM usage
+        `SELECT key_id AS keyId, day, method, requests, credits, refused FROM usage
          WHERE (?1 IS NULL OR key_id = ?1) AND (?2 IS NULL OR day >= ?2) ORDER BY day, key_id, method`,
       )
       .all(filter.keyId ?? null, filter.fromDay ?? null) as UsageRow[];
@@ -138,6 +143,7 @@ function addUsage(rows: Map<string, UsageRow>, row: UsageRow) {
   else {
     found.requests += row.requests;
     found.credits += row.credits;
+    found.refused += row.refused;
   }
 }
 
