@@ -50,6 +50,8 @@ export async function sessionApi(
       }
       if (!verifyStoreMessage(key, `invalidate:${key}`, signature)) throw new HttpError(401, 'Bad signature');
       const deleted = await store.deleteSession(key);
+      // Logout ends every right of the session: its MFA grant goes with it.
+      await store.deleteSession(`mfa-grant:${key}`);
       return deleted ? [200, { ok: true }] : [404, { error: 'Session not found or expired' }];
     }
     default:

@@ -160,6 +160,7 @@ export async function rebuildKey(
       '/api/mfa/device',
       sessionId,
       {},
+      coreKitKey,
     );
     if (res.status === 200 && res.body.deviceId && res.body.index && res.body.wrapKey) {
       const deviceShare = await shareAt(mfa.serviceShare, share, res.body.index);

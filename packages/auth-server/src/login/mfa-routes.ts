@@ -6,6 +6,7 @@ import {
   DEFAULT_MFA_SETTINGS,
   MFA_FACTORS,
   type MfaFactor,
+  mfaProofMessage,
   storeKeyOf,
   verifyStoreMessage,
 } from '@portico/auth';
@@ -41,6 +42,29 @@ async function grantFor(ctx: LoginContext, path: string, body: Record<string, un
   const sealed = await store.getSession(name, now());
   if (!sealed) throw new HttpError(403, 'No MFA session: log in again');
   return openJson<Grant>(envelope, name, sealed);
+}
+
+/**
+ * A call that changes the account's MFA (a device added or revoked): the session's grant, and
+ * `proof`, the call signed by the rebuilt coreKitKey. A session that passed only the first factor
+ * holds the service's share but not the key, so it has no such right.
+ */
+async function secondFactorGrant(
+  ctx: LoginContext,
+  path: string,
+  body: Record<string, unknown>,
+): Promise<Grant> {
+  const grant = await grantFor(ctx, path, body);
+  const record = await ctx.mfaStore.load(grant.userId);
+  const message = mfaProofMessage(path, body.key as string, JSON.stringify(body.payload ?? {}));
+  if (
+    !record ||
+    typeof body.proof !== 'string' ||
+    !verifyStoreMessage(record.publicKey, message, body.proof)
+  ) {
+    throw new HttpError(403, 'This call needs the second factor: rebuild the key (complete MFA) first');
+  }
+  return grant;
 }
 
 /** Verifies a second login (social backup) with a JWT verifier other than the account's own. */
@@ -176,7 +200,7 @@ const social: Route = async (ctx, body, path) => {
 };
 
 const device: Route = async (ctx, body, path) => {
-  const grant = await grantFor(ctx, path, body);
+  const grant = await secondFactorGrant(ctx, path, body);
   try {
     return [200, await ctx.mfaStore.addDevice(grant.userId)];
   } catch (err) {
@@ -185,7 +209,7 @@ const device: Route = async (ctx, body, path) => {
 };
 
 const revoke: Route = async (ctx, body, path) => {
-  const grant = await grantFor(ctx, path, body);
+  const grant = await secondFactorGrant(ctx, path, body);
   const deviceId = (body.payload as { deviceId?: unknown } | undefined)?.deviceId;
   if (typeof deviceId !== 'string') throw new HttpError(400, 'payload.deviceId is required');
   const ok = await ctx.mfaStore.revokeDevice(grant.userId, deviceId);
