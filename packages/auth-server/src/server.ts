@@ -3,6 +3,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { NETWORKS, type Network } from '@portico/auth';
+import { ADMIN_PREFIX, adminApi, checkAdminToken } from './admin.ts';
+import { AttemptLimiter, type AttemptLimits, checkAttemptLimits } from './attempts.ts';
+import { AuditLog } from './audit.ts';
 import {
   DEV_JWT_VERIFIER,
   DEV_TOKEN_SECONDS,
@@ -75,6 +78,19 @@ export interface StartAuthServerOptions {
    * Anyone who can reach the service can then log in as anyone. Never in production.
    */
   devJwt?: DevJwtOptions;
+  /**
+   * Limits on typed second factors (password, backup phrase, social-backup login), per user and
+   * per client address, counted in the store. Defaults follow Keycloak's brute-force detection:
+   * see `DEFAULT_ATTEMPT_LIMITS`.
+   */
+  attemptLimits?: Partial<AttemptLimits>;
+  /** Turns the admin API on (`/admin/*`, `Authorization: Bearer <adminToken>`); 32+ characters. */
+  adminToken?: string;
+  /**
+   * Behind a reverse proxy: take the client address from the last `X-Forwarded-For` entry (the one
+   * the proxy added). Off by default: the socket's address.
+   */
+  trustProxy?: boolean;
 }
 
 export interface AuthServer {
@@ -122,12 +138,16 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
     checkRedirectEntries(clientId, entries);
   }
   const now = options.clock ?? (() => Date.now());
+  const attemptLimits = checkAttemptLimits(options.attemptLimits);
+  checkAdminToken(options.adminToken);
   const dataDir = resolve(options.dataDir ?? '.portico/auth');
   const store: AuthStore = options.databaseUrl
     ? await PostgresStore.open(options.databaseUrl)
     : new SqliteStore(dataDir);
   const envelope = new Envelope(resolveMasterKey(options.masterKey, dataDir, log));
   const keyService = new KeyService(store, envelope, legacyNetwork);
+  const attempts = new AttemptLimiter(store, attemptLimits, now);
+  const audit = new AuditLog(store, now, log);
   const verifierConfigs = new Map(Object.entries(options.verifiers ?? {}));
   const devLogin = options.devLogin ?? verifierConfigs.size === 0;
   if (devLogin) log('auth: development login enabled: anyone can log in as any email (not for production)');
@@ -189,12 +209,27 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
     onLogin: options.onLogin,
     now,
     log,
+    attempts,
+    audit,
   });
 
-  async function api(path: string, body: Record<string, unknown>): Promise<[number, unknown]> {
-    if (SESSION_PATHS.includes(path)) return sessionApi(store, path, body, now());
-    return login.api(path, body);
+  async function api(
+    path: string,
+    body: Record<string, unknown>,
+    address: string,
+  ): Promise<[number, unknown]> {
+    if (SESSION_PATHS.includes(path)) return sessionApi({ store, envelope, audit }, path, body, now());
+    return login.api(path, body, { address });
   }
+
+  const clientAddress = (req: IncomingMessage): string => {
+    const forwarded = req.headers['x-forwarded-for'];
+    if (options.trustProxy && typeof forwarded === 'string') {
+      const last = forwarded.split(',').at(-1)?.trim();
+      if (last) return last;
+    }
+    return req.socket.remoteAddress ?? 'unknown';
+  };
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', sdkUrl);
@@ -211,6 +246,16 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
       }
     }
     const run = async () => {
+      if (url.pathname.startsWith(ADMIN_PREFIX)) {
+        const [status, body] = await adminApi(
+          { adminToken: options.adminToken, store, audit, now },
+          req.method ?? 'GET',
+          url,
+          req.headers.authorization,
+          () => readJson(req),
+        );
+        return sendJson(res, status, body);
+      }
       if (req.method === 'GET') {
         const page = PAGE_FILES.get(url.pathname === '/start/' ? '/start' : url.pathname);
         if (page) {
@@ -242,7 +287,7 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
         });
       }
       if (req.method === 'POST' && url.pathname.startsWith('/api/')) {
-        const [status, body] = await api(url.pathname, await readJson(req));
+        const [status, body] = await api(url.pathname, await readJson(req), clientAddress(req));
         return sendJson(res, status, body);
       }
       throw new HttpError(405, 'Method not allowed');
@@ -252,7 +297,11 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
       const message = err instanceof HttpError ? err.message : 'Internal error';
       if (status === 500) log(`auth: ${req.method} ${url.pathname} failed: ${(err as Error).message}`);
       if (res.headersSent) return res.end();
-      if (url.pathname.startsWith('/api/') || url.pathname === DEV_TOKEN_PATH) {
+      if (
+        url.pathname.startsWith('/api/') ||
+        url.pathname.startsWith(ADMIN_PREFIX) ||
+        url.pathname === DEV_TOKEN_PATH
+      ) {
         sendJson(res, status, { error: message });
       } else errorPage(res, status, message);
     });

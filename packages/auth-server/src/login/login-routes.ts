@@ -93,7 +93,7 @@ const cancel: Route = async (ctx, body) => {
   return [200, { url: resultUrl(ctx, parked, { error: 'User cancelled.', code: 'USER_CANCELLED' }) }];
 };
 
-const jwt: Route = async (ctx, body) => {
+const jwt: Route = async (ctx, body, _path, client) => {
   const parked = await readRequest(ctx, body.loginId);
   const provider = parked.params.loginProvider ?? 'jwt';
   const target = resolveProvider(ctx, parked, provider);
@@ -106,7 +106,17 @@ const jwt: Route = async (ctx, body) => {
     const done = await complete(ctx, body.loginId as string, parked, target, identity);
     return [200, 'mfa' in done ? { mfa: done.mfa } : { sessionId: done.sessionId }];
   } catch (err) {
-    if (err instanceof VerifierError) return [401, { error: err.message, code: err.code }];
+    if (err instanceof VerifierError) {
+      await ctx.deps.audit.record('login', undefined, {
+        outcome: 'failure',
+        verifier: target.authVerifier,
+        clientId: parked.options.clientId,
+        network: parked.options.network,
+        address: client.address,
+        reason: err.message,
+      });
+      return [401, { error: err.message, code: err.code }];
+    }
     throw err;
   }
 };
