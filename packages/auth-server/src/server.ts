@@ -19,6 +19,7 @@ import { CSP, errorPage, HttpError, readJson, redirect, sendJson } from './http.
 import { DEFAULT_LEGACY_NETWORK, KeyService, TokenSigner } from './keys.ts';
 import { createLogin, LOGIN_CORS_PATHS } from './login.ts';
 import type { LoginEvent } from './login-event.ts';
+import { checkRateLimits, RateLimitedError, RateLimiter, type RateLimits } from './rate-limit.ts';
 import { checkRedirectEntries } from './redirects.ts';
 import { SESSION_PATHS, sessionApi } from './session-api.ts';
 import { type AuthStore, PostgresStore, SqliteStore } from './store.ts';
@@ -91,6 +92,12 @@ export interface StartAuthServerOptions {
    * the proxy added). Off by default: the socket's address.
    */
   trustProxy?: boolean;
+  /**
+   * Per-address requests per minute (per instance): `tokensPerMinute` (default 300) to each of
+   * `/dev/token`, `/api/session` (parking a login), `/api/login/jwt`, `/api/dev-login`;
+   * `readsPerMinute` (default 1200) to `/api/session/get`.
+   */
+  rateLimits?: Partial<RateLimits>;
 }
 
 export interface AuthServer {
@@ -140,6 +147,12 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
   const now = options.clock ?? (() => Date.now());
   const attemptLimits = checkAttemptLimits(options.attemptLimits);
   checkAdminToken(options.adminToken);
+  const rateLimiter = new RateLimiter(
+    checkRateLimits(options.rateLimits),
+    new Set([DEV_TOKEN_PATH, '/api/session', '/api/login/jwt', '/api/dev-login', '/api/login/request']),
+    new Set(['/api/session/get']),
+    now,
+  );
   const dataDir = resolve(options.dataDir ?? '.portico/auth');
   const store: AuthStore = options.databaseUrl
     ? await PostgresStore.open(options.databaseUrl)
@@ -246,6 +259,7 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
       }
     }
     const run = async () => {
+      if (req.method === 'POST') rateLimiter.take(url.pathname, clientAddress(req));
       if (url.pathname.startsWith(ADMIN_PREFIX)) {
         const [status, body] = await adminApi(
           { adminToken: options.adminToken, store, audit, now },
@@ -297,6 +311,14 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
       const message = err instanceof HttpError ? err.message : 'Internal error';
       if (status === 500) log(`auth: ${req.method} ${url.pathname} failed: ${(err as Error).message}`);
       if (res.headersSent) return res.end();
+      if (err instanceof RateLimitedError) {
+        res.setHeader('retry-after', String(err.retryAfterSeconds));
+        return sendJson(res, 429, {
+          error: message,
+          code: 'RATE_LIMITED',
+          retryAfter: err.retryAfterSeconds,
+        });
+      }
       if (
         url.pathname.startsWith('/api/') ||
         url.pathname.startsWith(ADMIN_PREFIX) ||

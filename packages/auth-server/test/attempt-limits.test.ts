@@ -228,5 +228,20 @@ describe('attempt limits on two instances sharing PostgreSQL', { skip: pgUrl.ski
     assert.deepEqual(await unlock.json(), { unlocked: 1 });
     const right = await attempt(a, sessionId, { password: PASSWORD }, '198.51.100.79');
     assert.equal(right.status, 200, String(right.body.error));
+
+    // Both instances appended to one audit chain in PostgreSQL; it holds, and names the unlock.
+    const chain = (await (await admin('/admin/audit/verify')).json()) as {
+      entries: number;
+      broken?: unknown;
+    };
+    assert.equal(chain.broken, undefined);
+    assert.ok(chain.entries > 20);
+    const unlocked = (await (await admin('/admin/audit?event=attempts.unlocked')).json()) as {
+      entries: Array<{ user: string; detail: { by: string } }>;
+    };
+    assert.deepEqual(
+      unlocked.entries.map((e) => [e.user, e.detail.by]),
+      [[userId, 'operator']],
+    );
   });
 });
