@@ -74,6 +74,29 @@ export function waitAfter(limits: AttemptLimits, failures: number, quick: boolea
   return quick ? Math.min(limits.maxWaitSeconds, limits.quickFailureWaitSeconds) : 0;
 }
 
+/**
+ * `waitAfter` as SQL (milliseconds), so the store computes the wait in the statement that counts
+ * the failure. Only validated whole numbers are written into it.
+ */
+export function waitSql(limits: AttemptLimits, failures: string, quick: string): string {
+  const cases: string[] = [];
+  for (let extra = 0; ; extra++) {
+    const wait = waitAfter(limits, limits.failureFactor + extra, false);
+    if (wait >= limits.maxWaitSeconds || extra >= 30) {
+      cases.push(`WHEN ${failures} >= ${limits.failureFactor + extra} THEN ${wait * 1000}`);
+      break;
+    }
+    cases.push(`WHEN ${failures} = ${limits.failureFactor + extra} THEN ${wait * 1000}`);
+  }
+  const quickWait = Math.min(limits.maxWaitSeconds, limits.quickFailureWaitSeconds) * 1000;
+  return `(CASE ${cases.join(' ')} WHEN ${quick} = 1 THEN ${quickWait} ELSE 0 END)`;
+}
+
+/** The answer of `AttemptLimiter.begin`: go ahead (the attempt is counted), or wait. */
+export type AttemptGate =
+  | { allowed: true; notBefore: number }
+  | { allowed: false; error: TooManyAttemptsError };
+
 export class AttemptLimiter {
   constructor(
     private readonly store: AuthStore,
@@ -81,40 +104,38 @@ export class AttemptLimiter {
     private readonly now: () => number,
   ) {}
 
-  /** Throws `TooManyAttemptsError` while the user or the address must wait. */
-  async check({ userId, address }: AttemptSubjects): Promise<void> {
+  /**
+   * Counts an attempt against the user and the address before the factor is checked (parallel
+   * guesses cannot slip past a wait), or refuses it while either waits. `notBefore` is the wait
+   * this attempt starts if it turns out wrong.
+   */
+  async begin({ userId, address }: AttemptSubjects): Promise<AttemptGate> {
     const now = this.now();
-    let notBefore = 0;
-    for (const subject of [userSubject(userId), addressSubject(address)]) {
-      const row = await this.store.getAttempts(subject);
-      if (row && row.notBefore > notBefore) notBefore = row.notBefore;
-    }
-    if (notBefore > now) throw new TooManyAttemptsError(notBefore, Math.ceil((notBefore - now) / 1000));
-  }
-
-  /** Counts a wrong guess; the wait it starts (ms timestamp), or 0. */
-  async failed({ userId, address }: AttemptSubjects): Promise<number> {
-    const now = this.now();
-    const reset = this.limits.resetAfterSeconds * 1000;
-    let notBefore = 0;
+    const rule = (quick: boolean) => ({
+      resetAfterMs: this.limits.resetAfterSeconds * 1000,
+      quickFailureMs: quick ? this.limits.quickFailureMs : 0,
+      waitSql: (failures: string, isQuick: string) => waitSql(this.limits, failures, isQuick),
+    });
     // The quick-failure check is per user: many users behind one address fail close together.
-    for (const [subject, quickCheck] of [
-      [userSubject(userId), true],
-      [addressSubject(address), false],
-    ] as const) {
-      const { failures, previousFailure } = await this.store.recordFailure(subject, now, reset);
-      const quick = quickCheck && previousFailure > 0 && now - previousFailure < this.limits.quickFailureMs;
-      const wait = waitAfter(this.limits, failures, quick);
-      if (wait > 0) {
-        await this.store.lockUntil(subject, now + wait * 1000);
-        notBefore = Math.max(notBefore, now + wait * 1000);
-      }
-    }
-    return notBefore;
+    const user = await this.store.beginAttempt(userSubject(userId), now, rule(true));
+    const addr = await this.store.beginAttempt(addressSubject(address), now, rule(false));
+    if (user.counted && addr.counted)
+      return { allowed: true, notBefore: Math.max(user.notBefore, addr.notBefore) };
+    if (user.counted) await this.store.uncountAttempt(userSubject(userId));
+    if (addr.counted) await this.store.uncountAttempt(addressSubject(address));
+    const notBefore = Math.max(user.counted ? 0 : user.notBefore, addr.counted ? 0 : addr.notBefore);
+    return {
+      allowed: false,
+      error: new TooManyAttemptsError(notBefore, Math.max(1, Math.ceil((notBefore - now) / 1000))),
+    };
   }
 
-  /** A right guess: the user's count starts again; the address's stays (one right guess must not clear its failures against other users). */
-  async succeeded({ userId }: AttemptSubjects): Promise<void> {
+  /**
+   * A right guess: the user's count starts again; the address gets this attempt back (its other
+   * failures stay: one right guess must not clear an address's failures against other users).
+   */
+  async succeeded({ userId, address }: AttemptSubjects): Promise<void> {
     await this.store.clearAttempts(userSubject(userId));
+    await this.store.uncountAttempt(addressSubject(address));
   }
 }

@@ -32,12 +32,14 @@ export interface AuthStore {
   /** Drops expired sessions and token marks. */
   purge(now: number): Promise<void>;
   /**
-   * Counts a failed attempt of `subject` at `now`, atomically (instances sharing the store count
-   * together); a count whose last failure is older than `resetAfterMs` starts again at 1.
+   * Counts an attempt of `subject` at `now` as a failure before the factor is checked, in one
+   * atomic statement (instances sharing the store count together, and parallel attempts cannot
+   * all slip in before a wait is written): refused (`counted: false`) while the subject waits;
+   * else the new count and the wait it starts (`notBefore`, from `rule.waitSql`).
    */
-  recordFailure(subject: string, now: number, resetAfterMs: number): Promise<FailureCount>;
-  /** Pushes the subject's wait to at least `notBefore` (ms). */
-  lockUntil(subject: string, notBefore: number): Promise<void>;
+  beginAttempt(subject: string, now: number, rule: AttemptRule): Promise<AttemptStart>;
+  /** Takes back one counted attempt (it succeeded, or another subject refused it). */
+  uncountAttempt(subject: string): Promise<void>;
   getAttempts(subject: string): Promise<AttemptRow | undefined>;
   /** Forgets a subject's failures (a right guess, or the operator's unlock); false when none. */
   clearAttempts(subject: string): Promise<boolean>;
@@ -80,11 +82,18 @@ export const AUTH_SCHEMA: readonly SchemaStep[] = [
   },
 ];
 
-export interface FailureCount {
-  failures: number;
-  /** The failure before this one (ms), 0 when this is the first of the count. */
-  previousFailure: number;
+/** How an attempt is counted: the SQL of the wait (ms) after `failures`, given whether it was quick. */
+export interface AttemptRule {
+  resetAfterMs: number;
+  /** A SQL expression (numbers only) from SQL expressions for the count and quickness (0 or 1). */
+  waitSql: (failures: string, quick: string) => string;
+  /** 0: no quick-failure check for this subject. */
+  quickFailureMs: number;
 }
+
+export type AttemptStart =
+  | { counted: true; failures: number; notBefore: number }
+  | { counted: false; notBefore: number };
 
 export interface AttemptRow {
   subject: string;
@@ -178,14 +187,22 @@ function auditWhere(
   return { sql: `SELECT * FROM auth_audit${where} ORDER BY seq${limit}`, params };
 }
 
-const RECORD_FAILURE = (p: (n: number) => string) =>
-  `INSERT INTO auth_attempts (subject, failures, last_failure, previous_failure, not_before)
-   VALUES (${p(1)}, 1, ${p(2)}, 0, 0)
+/** The attempt upsert: counts unless the subject waits (then no row changes and none returns). */
+function beginAttemptSql(p: (n: number) => string, rule: AttemptRule): string {
+  const since = `(${p(2)} - auth_attempts.last_failure)`;
+  const failures = `(CASE WHEN ${since} > ${p(3)} THEN 1 ELSE auth_attempts.failures + 1 END)`;
+  const quick =
+    rule.quickFailureMs > 0 ? `(CASE WHEN ${since} < ${rule.quickFailureMs} THEN 1 ELSE 0 END)` : '0';
+  return `INSERT INTO auth_attempts (subject, failures, last_failure, previous_failure, not_before)
+   VALUES (${p(1)}, 1, ${p(2)}, 0, ${p(2)} + ${rule.waitSql('1', '0')})
    ON CONFLICT (subject) DO UPDATE SET
-     failures = CASE WHEN ${p(2)} - auth_attempts.last_failure > ${p(3)} THEN 1 ELSE auth_attempts.failures + 1 END,
-     previous_failure = CASE WHEN ${p(2)} - auth_attempts.last_failure > ${p(3)} THEN 0 ELSE auth_attempts.last_failure END,
-     last_failure = ${p(2)}
-   RETURNING failures, previous_failure`;
+     failures = ${failures},
+     previous_failure = auth_attempts.last_failure,
+     last_failure = ${p(2)},
+     not_before = ${p(2)} + ${rule.waitSql(failures, quick)}
+   WHERE auth_attempts.not_before <= ${p(2)}
+   RETURNING failures, not_before`;
+}
 
 export interface SessionEntry {
   data: string;
@@ -276,16 +293,17 @@ export class SqliteStore implements AuthStore {
     this.db.prepare('DELETE FROM auth_sessions WHERE expires_at <= ?').run(now);
     this.db.prepare('DELETE FROM auth_used_tokens WHERE expires_at <= ?').run(now);
   }
-  async recordFailure(subject: string, now: number, resetAfterMs: number): Promise<FailureCount> {
-    const row = this.db
-      .prepare(RECORD_FAILURE((n) => `?${n}`))
-      .get(subject, now, resetAfterMs) as AttemptDbRow;
-    return { failures: Number(row.failures), previousFailure: Number(row.previous_failure ?? 0) };
+  async beginAttempt(subject: string, now: number, rule: AttemptRule): Promise<AttemptStart> {
+    const row = this.db.prepare(beginAttemptSql((n) => `?${n}`, rule)).get(subject, now, rule.resetAfterMs) as
+      | AttemptDbRow
+      | undefined;
+    if (row) return { counted: true, failures: Number(row.failures), notBefore: Number(row.not_before) };
+    return { counted: false, notBefore: (await this.getAttempts(subject))?.notBefore ?? now };
   }
-  async lockUntil(subject: string, notBefore: number): Promise<void> {
+  async uncountAttempt(subject: string): Promise<void> {
     this.db
-      .prepare('UPDATE auth_attempts SET not_before = max(not_before, ?) WHERE subject = ?')
-      .run(notBefore, subject);
+      .prepare('UPDATE auth_attempts SET failures = max(failures - 1, 0) WHERE subject = ?')
+      .run(subject);
   }
   async getAttempts(subject: string): Promise<AttemptRow | undefined> {
     const row = this.db.prepare('SELECT * FROM auth_attempts WHERE subject = ?').get(subject) as
@@ -425,17 +443,15 @@ export class PostgresStore implements AuthStore {
     await this.q('DELETE FROM auth_sessions WHERE expires_at <= $1', [now]);
     await this.q('DELETE FROM auth_used_tokens WHERE expires_at <= $1', [now]);
   }
-  async recordFailure(subject: string, now: number, resetAfterMs: number): Promise<FailureCount> {
-    const r = await this.pool.query<AttemptDbRow>(
-      RECORD_FAILURE((n) => `$${n}`),
-      [subject, now, resetAfterMs],
-    );
-    const row = r.rows[0];
-    return { failures: Number(row.failures), previousFailure: Number(row.previous_failure ?? 0) };
+  async beginAttempt(subject: string, now: number, rule: AttemptRule): Promise<AttemptStart> {
+    await this.ready;
+    const sql = beginAttemptSql((n) => (n === 1 ? '$1' : `$${n}::bigint`), rule);
+    const row = (await this.pool.query<AttemptDbRow>(sql, [subject, now, rule.resetAfterMs])).rows[0];
+    if (row) return { counted: true, failures: Number(row.failures), notBefore: Number(row.not_before) };
+    return { counted: false, notBefore: (await this.getAttempts(subject))?.notBefore ?? now };
   }
-  async lockUntil(subject: string, notBefore: number): Promise<void> {
-    await this.q('UPDATE auth_attempts SET not_before = GREATEST(not_before, $1) WHERE subject = $2', [
-      notBefore,
+  async uncountAttempt(subject: string): Promise<void> {
+    await this.q('UPDATE auth_attempts SET failures = GREATEST(failures - 1, 0) WHERE subject = $1', [
       subject,
     ]);
   }

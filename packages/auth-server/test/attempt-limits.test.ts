@@ -206,6 +206,23 @@ describe('attempt limits on two instances sharing PostgreSQL', { skip: pgUrl.ski
     assert.equal(quick.body.retryAfter, 60);
   });
 
+  it('parallel guesses cannot slip past the limit: each is counted before its factor is checked', async () => {
+    await enrol('wes');
+    const [onA, onB] = [await session(a, 'wes'), await session(b, 'wes')];
+    clock += 2000;
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        attempt(i % 2 ? a : b, i % 2 ? onA : onB, { password: `parallel-${i}` }, `198.51.100.${100 + i}`),
+      ),
+    );
+    const checked = answers.filter((r) => r.status === 401).length;
+    assert.ok(
+      checked >= 1 && checked <= 3,
+      `${checked} guesses were checked; at most failureFactor (3) may be`,
+    );
+    assert.equal(answers.filter((r) => r.status === 429).length, 12 - checked);
+  });
+
   it('the operator sees the lockout and unlocks the user through the admin API', async () => {
     await enrol('vera');
     const sessionId = await session(a, 'vera');

@@ -198,14 +198,16 @@ async function limitedFactor(
   factor: string,
   check: () => Promise<{ share: KeyShare } | { status: number; error: string }>,
 ): Promise<Answer> {
-  const { attempts, audit } = ctx.deps;
+  const { attempts, audit, now } = ctx.deps;
   const where = { factor, address: subjects.address };
-  try {
-    await attempts.check(subjects);
-  } catch (err) {
-    if (!(err instanceof TooManyAttemptsError)) throw err;
-    await audit.record('mfa.factor', subjects.userId, { ...where, outcome: 'refused', reason: err.message });
-    return tooMany(err);
+  const gate = await attempts.begin(subjects);
+  if (!gate.allowed) {
+    await audit.record('mfa.factor', subjects.userId, {
+      ...where,
+      outcome: 'refused',
+      reason: gate.error.message,
+    });
+    return tooMany(gate.error);
   }
   const result = await check();
   if ('share' in result) {
@@ -213,11 +215,10 @@ async function limitedFactor(
     await audit.record('mfa.factor', subjects.userId, { ...where, outcome: 'success' });
     return [200, { share: result.share }];
   }
-  const notBefore = await attempts.failed(subjects);
   await audit.record('mfa.factor', subjects.userId, { ...where, outcome: 'failure', reason: result.error });
-  if (notBefore > 0) {
-    await audit.record('attempts.locked', subjects.userId, { ...where, until: notBefore });
-    const wait = new TooManyAttemptsError(notBefore, Math.ceil((notBefore - ctx.deps.now()) / 1000));
+  if (gate.notBefore > now()) {
+    await audit.record('attempts.locked', subjects.userId, { ...where, until: gate.notBefore });
+    const wait = new TooManyAttemptsError(gate.notBefore, Math.ceil((gate.notBefore - now()) / 1000));
     return [
       result.status,
       {
