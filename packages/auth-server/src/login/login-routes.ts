@@ -58,6 +58,13 @@ export async function callbackRedirect(ctx: LoginContext, url: URL): Promise<str
   } catch (err) {
     if (!(err instanceof VerifierError || err instanceof HttpError)) throw err;
     const code = err instanceof VerifierError ? err.code : 'LOGIN_FAILED';
+    await ctx.deps.audit.record('login', undefined, {
+      outcome: 'failure',
+      verifier: flow.provider,
+      clientId: request.options.clientId,
+      network: request.options.network,
+      reason: err.message,
+    });
     return resultUrl(ctx, request, { error: err.message, code });
   }
 }
