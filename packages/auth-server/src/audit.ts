@@ -4,6 +4,7 @@
 // share, password or phrase: `detail` takes only the fields listed in `AuditDetail`.
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import type { AuditWebhooks } from './audit-webhooks.ts';
 import type { AuditFilter, AuditRow, AuthStore } from './store.ts';
 import { AUDIT_GENESIS } from './store.ts';
 import { canonicalJson } from './verifiers/replay-mark.ts';
@@ -111,6 +112,7 @@ export class AuditLog {
     private readonly store: AuthStore,
     private readonly now: () => number,
     private readonly log: (line: string) => void,
+    private readonly webhooks?: AuditWebhooks,
   ) {}
 
   /** Appends an entry; a failure to write is logged and never fails the request it records. */
@@ -119,7 +121,17 @@ export class AuditLog {
     for (const field of DETAIL_FIELDS) if (detail[field] !== undefined) picked[field] = detail[field];
     const entry = { at: this.now(), event, userId, detail: canonicalJson(picked) };
     try {
-      await this.store.appendAudit(entry, (prevHash, seq) => auditHash(prevHash, { ...entry, seq }));
+      const row = await this.store.appendAudit(entry, (prevHash, seq) =>
+        auditHash(prevHash, { ...entry, seq }),
+      );
+      this.webhooks?.push({
+        seq: row.seq,
+        at: new Date(row.at).toISOString(),
+        event: row.event,
+        user: row.userId,
+        detail: picked,
+        hash: row.hash,
+      });
     } catch (err) {
       this.log(`auth: audit entry ${event} not written: ${(err as Error).message}`);
     }

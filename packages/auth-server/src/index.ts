@@ -1,6 +1,12 @@
 export { type AttemptLimits, DEFAULT_ATTEMPT_LIMITS } from './attempts.ts';
 export { AUDIT_EVENTS, type AuditBreak, type AuditEvent, auditHash, verifyAuditChain } from './audit.ts';
 export {
+  type AuditWebhook,
+  type AuditWebhookBody,
+  signWebhook,
+  verifyWebhookSignature,
+} from './audit-webhooks.ts';
+export {
   DEV_JWT_ISSUER,
   DEV_JWT_VERIFIER,
   DEV_TOKEN_SECONDS,

@@ -6,6 +6,7 @@ import { NETWORKS, type Network } from '@portico/auth';
 import { ADMIN_PREFIX, adminApi, checkAdminToken } from './admin.ts';
 import { AttemptLimiter, type AttemptLimits, checkAttemptLimits } from './attempts.ts';
 import { AuditLog } from './audit.ts';
+import { type AuditWebhook, AuditWebhooks, checkAuditWebhooks } from './audit-webhooks.ts';
 import {
   DEV_JWT_VERIFIER,
   DEV_TOKEN_SECONDS,
@@ -98,6 +99,8 @@ export interface StartAuthServerOptions {
    * `readsPerMinute` (default 1200) to `/api/session/get`.
    */
   rateLimits?: Partial<RateLimits>;
+  /** Every audit entry is also POSTed to these URLs, signed with HMAC-SHA256 (see audit-webhooks.ts). */
+  auditWebhooks?: AuditWebhook[];
 }
 
 export interface AuthServer {
@@ -147,6 +150,7 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
   const now = options.clock ?? (() => Date.now());
   const attemptLimits = checkAttemptLimits(options.attemptLimits);
   checkAdminToken(options.adminToken);
+  checkAuditWebhooks(options.auditWebhooks);
   const rateLimiter = new RateLimiter(
     checkRateLimits(options.rateLimits),
     new Set([DEV_TOKEN_PATH, '/api/session', '/api/login/jwt', '/api/dev-login', '/api/login/request']),
@@ -160,7 +164,8 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
   const envelope = new Envelope(resolveMasterKey(options.masterKey, dataDir, log));
   const keyService = new KeyService(store, envelope, legacyNetwork);
   const attempts = new AttemptLimiter(store, attemptLimits, now);
-  const audit = new AuditLog(store, now, log);
+  const webhooks = options.auditWebhooks?.length ? new AuditWebhooks(options.auditWebhooks, log) : undefined;
+  const audit = new AuditLog(store, now, log, webhooks);
   const verifierConfigs = new Map(Object.entries(options.verifiers ?? {}));
   const devLogin = options.devLogin ?? verifierConfigs.size === 0;
   if (devLogin) log('auth: development login enabled: anyone can log in as any email (not for production)');
@@ -340,6 +345,7 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
     jwksUrl: `${sdkUrl}/.well-known/jwks.json`,
     async close() {
       clearInterval(purgeTimer);
+      webhooks?.close();
       server.closeAllConnections();
       await new Promise<void>((ok) => server.close(() => ok()));
       await store.close();
