@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type AuthStore, PostgresStore, SqliteStore, verifyAuditChain } from '@portico/auth-server';
@@ -38,9 +39,13 @@ export async function runAuth(args: string[], print: (line: string) => void = co
     (v) => v !== undefined,
   );
   if (given.length > 1) throw new CliError('give one of --data-dir, --auth-dir, --database-url');
+  const authDir = values['auth-dir'] ?? join(values['data-dir'] ?? defaultDataDir(), 'auth');
+  if (!values['database-url'] && !existsSync(join(authDir, 'auth.db'))) {
+    throw new CliError(`no auth store at ${join(authDir, 'auth.db')}`);
+  }
   const store: AuthStore = values['database-url']
     ? await PostgresStore.open(values['database-url'])
-    : new SqliteStore(values['auth-dir'] ?? join(values['data-dir'] ?? defaultDataDir(), 'auth'));
+    : new SqliteStore(authDir);
   try {
     const result = verifyAuditChain(await store.readAudit({}));
     if (values.json) print(JSON.stringify(result));
