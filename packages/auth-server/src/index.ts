@@ -1,3 +1,11 @@
+export { type AttemptLimits, DEFAULT_ATTEMPT_LIMITS } from './attempts.ts';
+export { AUDIT_EVENTS, type AuditBreak, type AuditEvent, auditHash, verifyAuditChain } from './audit.ts';
+export {
+  type AuditWebhook,
+  type AuditWebhookBody,
+  signWebhook,
+  verifyWebhookSignature,
+} from './audit-webhooks.ts';
 export {
   DEV_JWT_ISSUER,
   DEV_JWT_VERIFIER,
@@ -28,7 +36,7 @@ export {
   startAuthServer,
   type VerifierConfig,
 } from './server.ts';
-export { type AuthStore, PostgresStore, SqliteStore } from './store.ts';
+export { type AuditRow, type AuthStore, PostgresStore, SqliteStore } from './store.ts';
 export { DEFAULT_MAX_LEEWAY, type VerifierIdRules } from './verifiers/app-options.ts';
 export { JwtVerifier, type JwtVerifierConfig } from './verifiers/jwt.ts';
 export { OidcVerifier, type OidcVerifierConfig } from './verifiers/oidc.ts';

@@ -2,11 +2,11 @@
 // redirect. This file routes the API calls; the parts live in ./login/ (request, provider flows,
 // completion with MFA, the MFA calls).
 import { HttpError } from './http.ts';
-import { type Answer, type LoginDeps, loginContext, type Route } from './login/context.ts';
+import { type Answer, type ClientInfo, type LoginDeps, loginContext, type Route } from './login/context.ts';
 import { callbackRedirect, loginRoutes } from './login/login-routes.ts';
 import { mfaRoutes } from './login/mfa-routes.ts';
 
-export type { LoginDeps, PendingMfa, RecoverMfa } from './login/context.ts';
+export type { ClientInfo, LoginDeps, PendingMfa, RecoverMfa } from './login/context.ts';
 
 /** Paths the client library calls from the app's origin. */
 export const LOGIN_CORS_PATHS = [
@@ -15,6 +15,7 @@ export const LOGIN_CORS_PATHS = [
   '/api/mfa/setup',
   '/api/mfa/skip',
   '/api/mfa/social',
+  '/api/mfa/factor',
   '/api/mfa/device',
   '/api/mfa/revoke',
 ];
@@ -26,10 +27,10 @@ export function createLogin(deps: LoginDeps) {
   const ctx = loginContext(deps);
   return {
     /** The login page's and the library's `/api/login/*`, `/api/dev-login` and `/api/mfa/*` calls. */
-    async api(path: string, body: Record<string, unknown>): Promise<Answer> {
+    async api(path: string, body: Record<string, unknown>, client: ClientInfo): Promise<Answer> {
       const route = ROUTES.get(path);
       if (!route) throw new HttpError(404, 'Not found');
-      return route(ctx, body, path);
+      return route(ctx, body, path, client);
     },
     callbackRedirect: (url: URL): Promise<string> => callbackRedirect(ctx, url),
   };

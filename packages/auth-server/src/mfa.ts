@@ -200,7 +200,8 @@ export function sessionMfa(record: MfaRecord, deviceId: string | undefined): Mfa
     factors: record.factors,
     backupIndex: record.backupIndex,
     dappIndex: record.dappIndex,
-    passwordShare: record.passwordShare,
+    // The sealed password share stays here: with it a session could test guesses offline.
+    // The password is checked by `/api/mfa/factor`, under the attempt limits.
     deviceKey: device?.wrapKey,
     deviceRevoked: device?.revoked,
   };

@@ -3,6 +3,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { NETWORKS, type Network } from '@portico/auth';
+import { ADMIN_PREFIX, adminApi, checkAdminToken } from './admin.ts';
+import { AttemptLimiter, type AttemptLimits, checkAttemptLimits } from './attempts.ts';
+import { AuditLog } from './audit.ts';
+import { type AuditWebhook, AuditWebhooks, checkAuditWebhooks } from './audit-webhooks.ts';
 import {
   DEV_JWT_VERIFIER,
   DEV_TOKEN_SECONDS,
@@ -16,6 +20,7 @@ import { CSP, errorPage, HttpError, readJson, redirect, sendJson } from './http.
 import { DEFAULT_LEGACY_NETWORK, KeyService, TokenSigner } from './keys.ts';
 import { createLogin, LOGIN_CORS_PATHS } from './login.ts';
 import type { LoginEvent } from './login-event.ts';
+import { checkRateLimits, RateLimitedError, RateLimiter, type RateLimits } from './rate-limit.ts';
 import { checkRedirectEntries } from './redirects.ts';
 import { SESSION_PATHS, sessionApi } from './session-api.ts';
 import { type AuthStore, PostgresStore, SqliteStore } from './store.ts';
@@ -75,6 +80,27 @@ export interface StartAuthServerOptions {
    * Anyone who can reach the service can then log in as anyone. Never in production.
    */
   devJwt?: DevJwtOptions;
+  /**
+   * Limits on typed second factors (password, backup phrase, social-backup login), per user and
+   * per client address, counted in the store. Defaults follow Keycloak's brute-force detection:
+   * see `DEFAULT_ATTEMPT_LIMITS`.
+   */
+  attemptLimits?: Partial<AttemptLimits>;
+  /** Turns the admin API on (`/admin/*`, `Authorization: Bearer <adminToken>`); 32+ characters. */
+  adminToken?: string;
+  /**
+   * Behind a reverse proxy: take the client address from the last `X-Forwarded-For` entry (the one
+   * the proxy added). Off by default: the socket's address.
+   */
+  trustProxy?: boolean;
+  /**
+   * Per-address requests per minute (per instance): `tokensPerMinute` (default 300) to each of
+   * `/dev/token`, `/api/session` (parking a login), `/api/login/jwt`, `/api/dev-login`;
+   * `readsPerMinute` (default 1200) to `/api/session/get`.
+   */
+  rateLimits?: Partial<RateLimits>;
+  /** Every audit entry is also POSTed to these URLs, signed with HMAC-SHA256 (see audit-webhooks.ts). */
+  auditWebhooks?: AuditWebhook[];
 }
 
 export interface AuthServer {
@@ -122,12 +148,24 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
     checkRedirectEntries(clientId, entries);
   }
   const now = options.clock ?? (() => Date.now());
+  const attemptLimits = checkAttemptLimits(options.attemptLimits);
+  checkAdminToken(options.adminToken);
+  checkAuditWebhooks(options.auditWebhooks);
+  const rateLimiter = new RateLimiter(
+    checkRateLimits(options.rateLimits),
+    new Set([DEV_TOKEN_PATH, '/api/session', '/api/login/jwt', '/api/dev-login', '/api/login/request']),
+    new Set(['/api/session/get']),
+    now,
+  );
   const dataDir = resolve(options.dataDir ?? '.portico/auth');
   const store: AuthStore = options.databaseUrl
     ? await PostgresStore.open(options.databaseUrl)
     : new SqliteStore(dataDir);
   const envelope = new Envelope(resolveMasterKey(options.masterKey, dataDir, log));
   const keyService = new KeyService(store, envelope, legacyNetwork);
+  const attempts = new AttemptLimiter(store, attemptLimits, now);
+  const webhooks = options.auditWebhooks?.length ? new AuditWebhooks(options.auditWebhooks, log) : undefined;
+  const audit = new AuditLog(store, now, log, webhooks);
   const verifierConfigs = new Map(Object.entries(options.verifiers ?? {}));
   const devLogin = options.devLogin ?? verifierConfigs.size === 0;
   if (devLogin) log('auth: development login enabled: anyone can log in as any email (not for production)');
@@ -189,12 +227,27 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
     onLogin: options.onLogin,
     now,
     log,
+    attempts,
+    audit,
   });
 
-  async function api(path: string, body: Record<string, unknown>): Promise<[number, unknown]> {
-    if (SESSION_PATHS.includes(path)) return sessionApi(store, path, body, now());
-    return login.api(path, body);
+  async function api(
+    path: string,
+    body: Record<string, unknown>,
+    address: string,
+  ): Promise<[number, unknown]> {
+    if (SESSION_PATHS.includes(path)) return sessionApi({ store, envelope, audit }, path, body, now());
+    return login.api(path, body, { address });
   }
+
+  const clientAddress = (req: IncomingMessage): string => {
+    const forwarded = req.headers['x-forwarded-for'];
+    if (options.trustProxy && typeof forwarded === 'string') {
+      const last = forwarded.split(',').at(-1)?.trim();
+      if (last) return last;
+    }
+    return req.socket.remoteAddress ?? 'unknown';
+  };
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', sdkUrl);
@@ -211,6 +264,17 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
       }
     }
     const run = async () => {
+      if (req.method === 'POST') rateLimiter.take(url.pathname, clientAddress(req));
+      if (url.pathname.startsWith(ADMIN_PREFIX)) {
+        const [status, body] = await adminApi(
+          { adminToken: options.adminToken, store, audit, now },
+          req.method ?? 'GET',
+          url,
+          req.headers.authorization,
+          () => readJson(req),
+        );
+        return sendJson(res, status, body);
+      }
       if (req.method === 'GET') {
         const page = PAGE_FILES.get(url.pathname === '/start/' ? '/start' : url.pathname);
         if (page) {
@@ -242,7 +306,7 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
         });
       }
       if (req.method === 'POST' && url.pathname.startsWith('/api/')) {
-        const [status, body] = await api(url.pathname, await readJson(req));
+        const [status, body] = await api(url.pathname, await readJson(req), clientAddress(req));
         return sendJson(res, status, body);
       }
       throw new HttpError(405, 'Method not allowed');
@@ -252,7 +316,19 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
       const message = err instanceof HttpError ? err.message : 'Internal error';
       if (status === 500) log(`auth: ${req.method} ${url.pathname} failed: ${(err as Error).message}`);
       if (res.headersSent) return res.end();
-      if (url.pathname.startsWith('/api/') || url.pathname === DEV_TOKEN_PATH) {
+      if (err instanceof RateLimitedError) {
+        res.setHeader('retry-after', String(err.retryAfterSeconds));
+        return sendJson(res, 429, {
+          error: message,
+          code: 'RATE_LIMITED',
+          retryAfter: err.retryAfterSeconds,
+        });
+      }
+      if (
+        url.pathname.startsWith('/api/') ||
+        url.pathname.startsWith(ADMIN_PREFIX) ||
+        url.pathname === DEV_TOKEN_PATH
+      ) {
         sendJson(res, status, { error: message });
       } else errorPage(res, status, message);
     });
@@ -269,6 +345,7 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
     jwksUrl: `${sdkUrl}/.well-known/jwks.json`,
     async close() {
       clearInterval(purgeTimer);
+      webhooks?.close();
       server.closeAllConnections();
       await new Promise<void>((ok) => server.close(() => ok()));
       await store.close();

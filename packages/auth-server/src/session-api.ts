@@ -1,6 +1,16 @@
 import { verifyStoreMessage } from '@portico/auth';
+import type { AuditLog } from './audit.ts';
+import type { Envelope } from './envelope.ts';
 import { HttpError } from './http.ts';
+import type { Grant } from './login/context.ts';
+import { openJson } from './login/sealed.ts';
 import type { AuthStore } from './store.ts';
+
+export interface SessionApiDeps {
+  store: AuthStore;
+  envelope: Envelope;
+  audit: AuditLog;
+}
 
 /** An uncompressed secp256k1 public key in hex: the name of a session or parked login request. */
 const HEX_KEY = /^04[0-9a-f]{128}$/;
@@ -13,7 +23,7 @@ export const SESSION_PATHS = ['/api/session', '/api/session/get', '/api/session/
  * signed by the matching private key (the loginId or sessionId, which only the app holds).
  */
 export async function sessionApi(
-  store: AuthStore,
+  { store, envelope, audit }: SessionApiDeps,
   path: string,
   body: Record<string, unknown>,
   at: number,
@@ -50,6 +60,14 @@ export async function sessionApi(
       }
       if (!verifyStoreMessage(key, `invalidate:${key}`, signature)) throw new HttpError(401, 'Bad signature');
       const deleted = await store.deleteSession(key);
+      // Logout ends every right of the session: its MFA grant goes with it.
+      const grantName = `mfa-grant:${key}`;
+      const sealedGrant = await store.getSession(grantName, at);
+      await store.deleteSession(grantName);
+      if (deleted) {
+        const userId = sealedGrant ? openJson<Grant>(envelope, grantName, sealedGrant).userId : undefined;
+        await audit.record('session.revoked', userId, { outcome: 'success' });
+      }
       return deleted ? [200, { ok: true }] : [404, { error: 'Session not found or expired' }];
     }
     default:

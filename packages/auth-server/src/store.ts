@@ -31,6 +31,27 @@ export interface AuthStore {
   deleteCoreKey(id: string): Promise<boolean>;
   /** Drops expired sessions and token marks. */
   purge(now: number): Promise<void>;
+  /**
+   * Counts an attempt of `subject` at `now` as a failure before the factor is checked, in one
+   * atomic statement (instances sharing the store count together, and parallel attempts cannot
+   * all slip in before a wait is written): refused (`counted: false`) while the subject waits;
+   * else the new count and the wait it starts (`notBefore`, from `rule.waitSql`).
+   */
+  beginAttempt(subject: string, now: number, rule: AttemptRule): Promise<AttemptStart>;
+  /** Takes back one counted attempt (it succeeded, or another subject refused it). */
+  uncountAttempt(subject: string): Promise<void>;
+  getAttempts(subject: string): Promise<AttemptRow | undefined>;
+  /** Forgets a subject's failures (a right guess, or the operator's unlock); false when none. */
+  clearAttempts(subject: string): Promise<boolean>;
+  /** Subjects that must wait past `now`. */
+  lockedSubjects(now: number): Promise<AttemptRow[]>;
+  /**
+   * Appends an audit entry chained to the last one: `chain(previousHash, seq)` gives the entry's
+   * hash. Serialized across instances (one writer at a time), so the chain has no forks.
+   */
+  appendAudit(entry: AuditInput, chain: (previousHash: string, seq: number) => string): Promise<AuditRow>;
+  /** Audit entries in order, filtered (all of them for `verify`). */
+  readAudit(filter: AuditFilter): Promise<AuditRow[]>;
   close(): Promise<void>;
 }
 
@@ -49,7 +70,139 @@ export const AUTH_SCHEMA: readonly SchemaStep[] = [
       CREATE TABLE IF NOT EXISTS auth_used_tokens (hash TEXT PRIMARY KEY, expires_at BIGINT NOT NULL);
       CREATE TABLE IF NOT EXISTS auth_values (name TEXT PRIMARY KEY, value TEXT NOT NULL)`,
   },
+  {
+    version: 2,
+    name: 'attempt counters, audit log',
+    sql: `CREATE TABLE IF NOT EXISTS auth_attempts (subject TEXT PRIMARY KEY, failures INTEGER NOT NULL, last_failure BIGINT NOT NULL,
+        previous_failure BIGINT NOT NULL, not_before BIGINT NOT NULL);
+      CREATE TABLE IF NOT EXISTS auth_audit (seq BIGINT PRIMARY KEY, at BIGINT NOT NULL, event TEXT NOT NULL, user_id TEXT,
+        detail TEXT NOT NULL, prev_hash TEXT NOT NULL, hash TEXT NOT NULL);
+      CREATE INDEX IF NOT EXISTS auth_audit_user ON auth_audit (user_id, seq);
+      CREATE INDEX IF NOT EXISTS auth_audit_event ON auth_audit (event, seq)`,
+  },
 ];
+
+/** How an attempt is counted: the SQL of the wait (ms) after `failures`, given whether it was quick. */
+export interface AttemptRule {
+  resetAfterMs: number;
+  /** A SQL expression (numbers only) from SQL expressions for the count and quickness (0 or 1). */
+  waitSql: (failures: string, quick: string) => string;
+  /** 0: no quick-failure check for this subject. */
+  quickFailureMs: number;
+}
+
+export type AttemptStart =
+  | { counted: true; failures: number; notBefore: number }
+  | { counted: false; notBefore: number };
+
+export interface AttemptRow {
+  subject: string;
+  failures: number;
+  lastFailure: number;
+  notBefore: number;
+}
+
+/** What an audit entry says: never a token, key or factor value. */
+export interface AuditInput {
+  at: number;
+  event: string;
+  userId?: string;
+  /** JSON object text (verifier, client id, network, outcome, address...). */
+  detail: string;
+}
+
+export interface AuditRow extends AuditInput {
+  seq: number;
+  prevHash: string;
+  hash: string;
+}
+
+export interface AuditFilter {
+  userId?: string;
+  event?: string;
+  /** ms, inclusive. */
+  since?: number;
+  until?: number;
+  /** After this seq (paging). */
+  afterSeq?: number;
+  limit?: number;
+}
+
+/** The hash before the first audit entry. */
+export const AUDIT_GENESIS = '0'.repeat(64);
+
+interface AttemptDbRow {
+  subject: string;
+  failures: number | string;
+  last_failure: number | string;
+  previous_failure?: number | string;
+  not_before: number | string;
+}
+
+interface AuditDbRow {
+  seq: number | string;
+  at: number | string;
+  event: string;
+  user_id: string | null;
+  detail: string;
+  prev_hash: string;
+  hash: string;
+}
+
+const toAttempt = (r: AttemptDbRow): AttemptRow => ({
+  subject: r.subject,
+  failures: Number(r.failures),
+  lastFailure: Number(r.last_failure),
+  notBefore: Number(r.not_before),
+});
+
+const toAudit = (r: AuditDbRow): AuditRow => ({
+  seq: Number(r.seq),
+  at: Number(r.at),
+  event: r.event,
+  userId: r.user_id ?? undefined,
+  detail: r.detail,
+  prevHash: r.prev_hash,
+  hash: r.hash,
+});
+
+/** The WHERE clause of an audit filter, with `?` or `$n` placeholders. */
+function auditWhere(
+  filter: AuditFilter,
+  placeholder: (n: number) => string,
+): { sql: string; params: unknown[] } {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  const add = (clause: string, value: unknown) => {
+    params.push(value);
+    parts.push(clause.replace('?', placeholder(params.length)));
+  };
+  if (filter.userId !== undefined) add('user_id = ?', filter.userId);
+  if (filter.event !== undefined) add('event = ?', filter.event);
+  if (filter.since !== undefined) add('at >= ?', filter.since);
+  if (filter.until !== undefined) add('at <= ?', filter.until);
+  if (filter.afterSeq !== undefined) add('seq > ?', filter.afterSeq);
+  const where = parts.length ? ` WHERE ${parts.join(' AND ')}` : '';
+  const limit = filter.limit !== undefined ? ` LIMIT ${Math.max(1, Math.floor(filter.limit))}` : '';
+  return { sql: `SELECT * FROM auth_audit${where} ORDER BY seq${limit}`, params };
+}
+
+/** The attempt upsert: counts unless the subject waits (then no row changes and none returns). */
+function beginAttemptSql(p: (n: number) => string, rule: AttemptRule): string {
+  const since = `(${p(2)} - auth_attempts.last_failure)`;
+  const failures = `(CASE WHEN ${since} > ${p(3)} THEN 1 ELSE auth_attempts.failures + 1 END)`;
+  const quick =
+    rule.quickFailureMs > 0 ? `(CASE WHEN ${since} < ${rule.quickFailureMs} THEN 1 ELSE 0 END)` : '0';
+  return `INSERT INTO auth_attempts (subject, failures, last_failure, previous_failure, not_before)
+   VALUES (${p(1)}, 1, ${p(2)}, 0, ${p(2)} + ${rule.waitSql('1', '0')})
+   ON CONFLICT (subject) DO UPDATE SET
+     failures = ${failures},
+     previous_failure = auth_attempts.last_failure,
+     last_failure = ${p(2)},
+     not_before = ${p(2)} + ${rule.waitSql(failures, quick)}
+   WHERE auth_attempts.not_before <= ${p(2)}
+   RETURNING failures, not_before`;
+}
 
 export interface SessionEntry {
   data: string;
@@ -139,6 +292,57 @@ export class SqliteStore implements AuthStore {
   async purge(now: number): Promise<void> {
     this.db.prepare('DELETE FROM auth_sessions WHERE expires_at <= ?').run(now);
     this.db.prepare('DELETE FROM auth_used_tokens WHERE expires_at <= ?').run(now);
+  }
+  async beginAttempt(subject: string, now: number, rule: AttemptRule): Promise<AttemptStart> {
+    const row = this.db.prepare(beginAttemptSql((n) => `?${n}`, rule)).get(subject, now, rule.resetAfterMs) as
+      | AttemptDbRow
+      | undefined;
+    if (row) return { counted: true, failures: Number(row.failures), notBefore: Number(row.not_before) };
+    return { counted: false, notBefore: (await this.getAttempts(subject))?.notBefore ?? now };
+  }
+  async uncountAttempt(subject: string): Promise<void> {
+    this.db
+      .prepare('UPDATE auth_attempts SET failures = max(failures - 1, 0) WHERE subject = ?')
+      .run(subject);
+  }
+  async getAttempts(subject: string): Promise<AttemptRow | undefined> {
+    const row = this.db.prepare('SELECT * FROM auth_attempts WHERE subject = ?').get(subject) as
+      | AttemptDbRow
+      | undefined;
+    return row && toAttempt(row);
+  }
+  async clearAttempts(subject: string): Promise<boolean> {
+    return this.db.prepare('DELETE FROM auth_attempts WHERE subject = ?').run(subject).changes === 1;
+  }
+  async lockedSubjects(now: number): Promise<AttemptRow[]> {
+    const rows = this.db
+      .prepare('SELECT * FROM auth_attempts WHERE not_before > ? ORDER BY not_before DESC')
+      .all(now) as AttemptDbRow[];
+    return rows.map(toAttempt);
+  }
+  async appendAudit(
+    entry: AuditInput,
+    chain: (previousHash: string, seq: number) => string,
+  ): Promise<AuditRow> {
+    const append = this.db.transaction(() => {
+      const last = this.db.prepare('SELECT seq, hash FROM auth_audit ORDER BY seq DESC LIMIT 1').get() as
+        | { seq: number; hash: string }
+        | undefined;
+      const seq = Number(last?.seq ?? 0) + 1;
+      const prevHash = last?.hash ?? AUDIT_GENESIS;
+      const hash = chain(prevHash, seq);
+      this.db
+        .prepare(
+          'INSERT INTO auth_audit (seq, at, event, user_id, detail, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        )
+        .run(seq, entry.at, entry.event, entry.userId ?? null, entry.detail, prevHash, hash);
+      return { ...entry, seq, prevHash, hash };
+    });
+    return append.immediate();
+  }
+  async readAudit(filter: AuditFilter): Promise<AuditRow[]> {
+    const { sql, params } = auditWhere(filter, () => '?');
+    return (this.db.prepare(sql).all(...params) as AuditDbRow[]).map(toAudit);
   }
   async close(): Promise<void> {
     this.db.close();
@@ -238,6 +442,71 @@ export class PostgresStore implements AuthStore {
   async purge(now: number): Promise<void> {
     await this.q('DELETE FROM auth_sessions WHERE expires_at <= $1', [now]);
     await this.q('DELETE FROM auth_used_tokens WHERE expires_at <= $1', [now]);
+  }
+  async beginAttempt(subject: string, now: number, rule: AttemptRule): Promise<AttemptStart> {
+    await this.ready;
+    const sql = beginAttemptSql((n) => (n === 1 ? '$1' : `$${n}::bigint`), rule);
+    const row = (await this.pool.query<AttemptDbRow>(sql, [subject, now, rule.resetAfterMs])).rows[0];
+    if (row) return { counted: true, failures: Number(row.failures), notBefore: Number(row.not_before) };
+    return { counted: false, notBefore: (await this.getAttempts(subject))?.notBefore ?? now };
+  }
+  async uncountAttempt(subject: string): Promise<void> {
+    await this.q('UPDATE auth_attempts SET failures = GREATEST(failures - 1, 0) WHERE subject = $1', [
+      subject,
+    ]);
+  }
+  async getAttempts(subject: string): Promise<AttemptRow | undefined> {
+    await this.ready;
+    const r = await this.pool.query<AttemptDbRow>('SELECT * FROM auth_attempts WHERE subject = $1', [
+      subject,
+    ]);
+    return r.rows[0] && toAttempt(r.rows[0]);
+  }
+  async clearAttempts(subject: string): Promise<boolean> {
+    return (await this.q('DELETE FROM auth_attempts WHERE subject = $1', [subject])).rowCount === 1;
+  }
+  async lockedSubjects(now: number): Promise<AttemptRow[]> {
+    await this.ready;
+    const r = await this.pool.query<AttemptDbRow>(
+      'SELECT * FROM auth_attempts WHERE not_before > $1 ORDER BY not_before DESC',
+      [now],
+    );
+    return r.rows.map(toAttempt);
+  }
+  async appendAudit(
+    entry: AuditInput,
+    chain: (previousHash: string, seq: number) => string,
+  ): Promise<AuditRow> {
+    await this.ready;
+    // One transaction on one connection (fine through PgBouncer in transaction mode); the advisory
+    // lock makes appends from every instance take turns, so each entry follows the last one.
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['portico_auth_audit']);
+      const last = await client.query<{ seq: string; hash: string }>(
+        'SELECT seq, hash FROM auth_audit ORDER BY seq DESC LIMIT 1',
+      );
+      const seq = Number(last.rows[0]?.seq ?? 0) + 1;
+      const prevHash = last.rows[0]?.hash ?? AUDIT_GENESIS;
+      const hash = chain(prevHash, seq);
+      await client.query(
+        'INSERT INTO auth_audit (seq, at, event, user_id, detail, prev_hash, hash) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+        [seq, entry.at, entry.event, entry.userId ?? null, entry.detail, prevHash, hash],
+      );
+      await client.query('COMMIT');
+      return { ...entry, seq, prevHash, hash };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+  async readAudit(filter: AuditFilter): Promise<AuditRow[]> {
+    await this.ready;
+    const { sql, params } = auditWhere(filter, (n) => `$${n}`);
+    return (await this.pool.query<AuditDbRow>(sql, params)).rows.map(toAudit);
   }
   async close(): Promise<void> {
     await this.ready.catch(() => {});

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { encryptJsonTo, randomPrivKey, signStoreMessage, storeKeyOf } from '@portico/auth';
@@ -45,7 +46,9 @@ export async function startJwksIssuer(): Promise<JwksIssuer> {
     otherKey: other.privateKey,
     async sign(claims, opts = {}) {
       const now = Math.floor(Date.now() / 1000) + (opts.iatOffset ?? 0);
-      const jwt = new SignJWT(claims)
+      // Each token its own jti, as issuers do: without one, two tokens with the same claims signed
+      // in the same second are the same token (the replay mark names the claims).
+      const jwt = new SignJWT({ jti: randomBytes(12).toString('hex'), ...claims })
         .setProtectedHeader({ alg: 'ES256', kid: opts.kid ?? kid })
         .setExpirationTime(now + (opts.expIn ?? 3600));
       if (!opts.noIat) jwt.setIssuedAt(now);

@@ -49,6 +49,9 @@ describe('MFA: threshold shares through the service and the library', { timeout:
     server = await startAuthServer({
       dataDir: dir.path,
       masterKey: MASTER,
+      // Wrong factors follow each other within a second here: the quick-failure wait is off so the
+      // test does not depend on the machine's speed (attempt-limits.test.ts covers it by clock).
+      attemptLimits: { quickFailureMs: 0 },
       verifiers: {
         jwt: { type: 'jwt', keys: [issuer.publicJwk] },
         social: { type: 'jwt', keys: [issuer.publicJwk] },

@@ -256,7 +256,12 @@ export class Auth {
   async revokeDevice(deviceId: string): Promise<void> {
     const sessionId = this.current.sessionId;
     if (!sessionId || !this.current.userInfo?.isMfaEnabled) throw AuthError.noUserFound();
-    const res = await this.client.signedMfaCall('/api/mfa/revoke', sessionId, { deviceId });
+    const res = await this.client.signedMfaCall(
+      '/api/mfa/revoke',
+      sessionId,
+      { deviceId },
+      this.current.coreKitKey,
+    );
     if (res.status !== 200)
       throw new AuthError('SERVICE_ERROR', `Revoke failed: ${res.body.error ?? res.status}`);
   }

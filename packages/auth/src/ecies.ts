@@ -100,3 +100,8 @@ export function verifyStoreMessage(storeKeyHex: string, message: string, signatu
     return false;
   }
 }
+
+/** What the coreKitKey signs to prove a session passed its second factor (the service checks it). */
+export function mfaProofMessage(path: string, sessionKey: string, payloadJson: string): string {
+  return `mfa-proof:${path}:${sessionKey}:${payloadJson}`;
+}

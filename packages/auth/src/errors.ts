@@ -20,7 +20,9 @@ export type AuthErrorCode =
   | 'NO_BROWSER'
   | 'MFA_REQUIRED'
   | 'MFA_SETUP_REQUIRED'
-  | 'MFA_FACTOR_INVALID';
+  | 'MFA_FACTOR_INVALID'
+  /** A typed factor refused while the service's wait runs (a right one too): the message says until when. */
+  | 'TOO_MANY_ATTEMPTS';
 
 /** Errors of the client library; `code` is stable, `message` is for people. */
 export class AuthError extends Error {

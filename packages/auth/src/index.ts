@@ -17,6 +17,7 @@ export {
   eciesDecrypt,
   eciesEncrypt,
   encryptJsonTo,
+  mfaProofMessage,
   signStoreMessage,
   storeKeyOf,
   verifyStoreMessage,

@@ -1,6 +1,7 @@
 // Logging in a user with MFA on: the session holds the service's share, and the key is rebuilt
 // here from it and a second share — this device's (sealed in storage), a backup phrase, a
-// password, the social backup or the dappShare. Nothing of the second factor reaches the service.
+// password, the social backup or the dappShare. A typed factor (password, backup phrase, social
+// backup) is checked by the service, which counts attempts, and answers with the factor's share.
 import type { MfaLoginInput } from './auth-options.ts';
 import { AuthError } from './errors.ts';
 import { getAppScopedKey, getEd25519PrivKey, secp256k1PublicKey } from './keys.ts';
@@ -9,7 +10,6 @@ import {
   type KeyShare,
   mnemonicToShare,
   openShareWithKey,
-  openShareWithPassword,
   sealShareWithKey,
   shareAt,
 } from './mfa.ts';
@@ -68,32 +68,24 @@ async function secondShare(
   dappShare: string | undefined,
 ): Promise<{ share: KeyShare; factor: string }> {
   const invalid = (m: string) => new AuthError('MFA_FACTOR_INVALID', m);
+  /** The service checks a typed factor: its share, or the service's reason (a wait: TOO_MANY_ATTEMPTS). */
+  const checked = async (path: string, payload: unknown, factor: string, prefix = '') => {
+    const res = await client.signedMfaCall<{ share?: KeyShare }>(path, sessionId, payload);
+    if (res.status === 200 && res.body.share) return { share: res.body.share, factor };
+    if (res.status === 429)
+      throw new AuthError('TOO_MANY_ATTEMPTS', res.body.error ?? 'Too many failed attempts');
+    throw invalid(`${prefix}${res.body.error ?? res.status}`);
+  };
   if (input.backupPhrase !== undefined) {
     if (mfa.backupIndex === undefined) throw invalid('No backup phrase is set up for this account');
-    try {
-      return { share: mnemonicToShare(input.backupPhrase, mfa.backupIndex), factor: 'backup' };
-    } catch {
-      throw invalid('Wrong backup phrase');
-    }
+    return checked('/api/mfa/factor', { backupPhrase: input.backupPhrase }, 'backup');
   }
   if (input.password !== undefined) {
-    if (!mfa.passwordShare) throw invalid('No password is set up for this account');
-    try {
-      return { share: await openShareWithPassword(mfa.passwordShare, input.password), factor: 'password' };
-    } catch {
-      throw invalid('Wrong password');
-    }
+    if (!mfa.factors.includes('passwordFactor')) throw invalid('No password is set up for this account');
+    return checked('/api/mfa/factor', { password: input.password }, 'password');
   }
   if (input.socialBackup) {
-    const res = await client.signedMfaCall<{ share?: KeyShare }>(
-      '/api/mfa/social',
-      sessionId,
-      input.socialBackup,
-    );
-    if (res.status !== 200 || !res.body.share) {
-      throw invalid(`Social backup refused: ${res.body.error ?? res.status}`);
-    }
-    return { share: res.body.share, factor: 'social' };
+    return checked('/api/mfa/social', input.socialBackup, 'social', 'Social backup refused: ');
   }
   if (dappShare && mfa.dappIndex !== undefined) {
     try {
@@ -160,6 +152,7 @@ export async function rebuildKey(
       '/api/mfa/device',
       sessionId,
       {},
+      coreKitKey,
     );
     if (res.status === 200 && res.body.deviceId && res.body.index && res.body.wrapKey) {
       const deviceShare = await shareAt(mfa.serviceShare, share, res.body.index);

@@ -2,7 +2,7 @@
 // signed with the sessionId, the MFA setup answer of a JWT login.
 
 import type { MfaLoginInput } from './auth-options.ts';
-import { decryptJson, encryptJsonTo, signStoreMessage, storeKeyOf } from './ecies.ts';
+import { decryptJson, encryptJsonTo, mfaProofMessage, signStoreMessage, storeKeyOf } from './ecies.ts';
 import { AuthError } from './errors.ts';
 import type { LoginResult } from './login-result.ts';
 import type { LoginRequest, SessionPayload } from './types.ts';
@@ -44,13 +44,19 @@ export class ServiceClient {
     return { status: res.status, body: parsed as T };
   }
 
-  /** An MFA call of a session: signed by the sessionId over the path and the payload. */
-  async signedMfaCall<T>(path: string, sessionId: string, payload: unknown) {
+  /**
+   * An MFA call of a session: signed by the sessionId over the path and the payload. Calls that
+   * change the account's MFA (device, revoke) also carry `proof`, the same call signed by the
+   * rebuilt coreKitKey: only a session that passed the second factor holds it.
+   */
+  async signedMfaCall<T>(path: string, sessionId: string, payload: unknown, coreKitKey?: string) {
     const key = storeKeyOf(sessionId);
-    return this.post<T & { error?: string }>(path, {
+    const body = JSON.stringify(payload ?? {});
+    return this.post<T & { error?: string; retryAfter?: number }>(path, {
       key,
       payload,
-      signature: signStoreMessage(sessionId, `${path}:${JSON.stringify(payload ?? {})}`),
+      signature: signStoreMessage(sessionId, `${path}:${body}`),
+      proof: coreKitKey ? signStoreMessage(coreKitKey, mfaProofMessage(path, key, body)) : undefined,
     });
   }
 

@@ -33,7 +33,10 @@ describe('auth.provider follows the login', { timeout: 120_000 }, () => {
   let signingKey: CryptoKey;
 
   const token = (sub: string) =>
-    new SignJWT({ sub }).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuedAt().sign(signingKey);
+    new SignJWT({ sub, jti: crypto.randomUUID() })
+      .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+      .setIssuedAt()
+      .sign(signingKey);
 
   const create = (extra: Partial<AuthInitParams>, storage = new MemoryStorage()) =>
     Auth.create(

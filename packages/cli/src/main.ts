@@ -11,6 +11,7 @@ Usage:
   portico migrate-config FILE [--dry-run]
   portico dev-token USER_ID [--email E] [--name N] [--json] [--data-dir DIR]
   portico fund ADDRESS [--amount N] [--json] [--data-dir DIR | --url URL]
+  portico auth audit verify [--json] [--data-dir DIR | --auth-dir DIR | --database-url URL]
 
 
 Run 'portico <command> --help' for the options of a command.`;
@@ -23,6 +24,7 @@ const COMMANDS: Record<string, () => Promise<(args: string[]) => Promise<number>
   'migrate-config': async () => (await import('./commands/migrate-config.ts')).runMigrateConfig,
   'dev-token': async () => (await import('./commands/dev-token.ts')).runDevToken,
   fund: async () => (await import('./commands/fund.ts')).runFund,
+  auth: async () => (await import('./commands/auth.ts')).runAuth,
 };
 
 /** Runs the command line; returns the exit code. */

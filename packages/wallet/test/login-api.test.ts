@@ -150,7 +150,7 @@ describe('the login session’s end locks the wallet', { timeout: 60_000 }, () =
   before(async () => {
     const { privateKey, publicKey } = await generateKeyPair('ES256');
     idToken = () =>
-      new SignJWT({ sub: 'dora' })
+      new SignJWT({ sub: 'dora', jti: crypto.randomUUID() })
         .setProtectedHeader({ alg: 'ES256', kid: 'k' })
         .setIssuedAt()
         .sign(privateKey);

@@ -72,7 +72,7 @@ describe('a wallet the user’s login backs', { timeout: 180_000 }, () => {
     const { privateKey, publicKey } = await generateKeyPair('ES256');
     const jwk = { ...(await exportJWK(publicKey)), kid: 'test', alg: 'ES256' };
     signJwt = (sub) =>
-      new SignJWT({ sub, email: `${sub}@example.com` })
+      new SignJWT({ sub, email: `${sub}@example.com`, jti: crypto.randomUUID() })
         .setProtectedHeader({ alg: 'ES256', kid: 'test' })
         .setIssuedAt()
         .setExpirationTime('5m')

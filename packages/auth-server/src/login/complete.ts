@@ -168,6 +168,14 @@ export async function complete(
     await store.putSession(name, sealJson(envelope, name, grant), expiresAt);
   }
   await announce(ctx, request, target, identity, keys, record);
+  const where = { verifier: target.keyVerifier, clientId, network: request.options.network };
+  if (setup) await ctx.deps.audit.record('mfa.setup', userId, { ...where, outcome: 'success' });
+  // An MFA user's login has passed the first factor only; the factor entries follow.
+  await ctx.deps.audit.record('login', userId, {
+    ...where,
+    outcome: 'success',
+    factor: mfa ? 'first' : undefined,
+  });
   const redirect = resultUrl(ctx, request, { sessionId });
   log(`auth: login for verifier ${target.keyVerifier} (${target.typeOfLogin})`);
   if (record && page && !mfa?.deviceKey) {

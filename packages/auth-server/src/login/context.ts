@@ -2,6 +2,8 @@
 // `startAuthServer`), the redirect policy and the MFA store built from them, and the records the
 // path keeps between requests.
 import type { AuthLoginConfig, FactorStep, MfaFactor } from '@portico/auth';
+import type { AttemptLimiter } from '../attempts.ts';
+import type { AuditLog } from '../audit.ts';
 import type { Envelope } from '../envelope.ts';
 import type { KeyService, TokenSigner } from '../keys.ts';
 import type { LoginEvent } from '../login-event.ts';
@@ -36,6 +38,14 @@ export interface LoginDeps {
   onLogin?: (event: LoginEvent) => Promise<void> | void;
   now: () => number;
   log: (line: string) => void;
+  /** Limits on typed factors, counted in the store. */
+  attempts: AttemptLimiter;
+  audit: AuditLog;
+}
+
+/** Who sent a request: the client address (the socket's, or the proxy's X-Forwarded-For when trusted). */
+export interface ClientInfo {
+  address: string;
 }
 
 export interface LoginContext {
@@ -110,4 +120,9 @@ export interface Grant {
 export type Answer = [number, unknown];
 
 /** One API route: the request body in, the answer out. */
-export type Route = (ctx: LoginContext, body: Record<string, unknown>, path: string) => Promise<Answer>;
+export type Route = (
+  ctx: LoginContext,
+  body: Record<string, unknown>,
+  path: string,
+  client: ClientInfo,
+) => Promise<Answer>;

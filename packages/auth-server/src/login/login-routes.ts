@@ -58,6 +58,13 @@ export async function callbackRedirect(ctx: LoginContext, url: URL): Promise<str
   } catch (err) {
     if (!(err instanceof VerifierError || err instanceof HttpError)) throw err;
     const code = err instanceof VerifierError ? err.code : 'LOGIN_FAILED';
+    await ctx.deps.audit.record('login', undefined, {
+      outcome: 'failure',
+      verifier: flow.provider,
+      clientId: request.options.clientId,
+      network: request.options.network,
+      reason: err.message,
+    });
     return resultUrl(ctx, request, { error: err.message, code });
   }
 }
@@ -93,7 +100,7 @@ const cancel: Route = async (ctx, body) => {
   return [200, { url: resultUrl(ctx, parked, { error: 'User cancelled.', code: 'USER_CANCELLED' }) }];
 };
 
-const jwt: Route = async (ctx, body) => {
+const jwt: Route = async (ctx, body, _path, client) => {
   const parked = await readRequest(ctx, body.loginId);
   const provider = parked.params.loginProvider ?? 'jwt';
   const target = resolveProvider(ctx, parked, provider);
@@ -106,7 +113,17 @@ const jwt: Route = async (ctx, body) => {
     const done = await complete(ctx, body.loginId as string, parked, target, identity);
     return [200, 'mfa' in done ? { mfa: done.mfa } : { sessionId: done.sessionId }];
   } catch (err) {
-    if (err instanceof VerifierError) return [401, { error: err.message, code: err.code }];
+    if (err instanceof VerifierError) {
+      await ctx.deps.audit.record('login', undefined, {
+        outcome: 'failure',
+        verifier: target.authVerifier,
+        clientId: parked.options.clientId,
+        network: parked.options.network,
+        address: client.address,
+        reason: err.message,
+      });
+      return [401, { error: err.message, code: err.code }];
+    }
     throw err;
   }
 };

@@ -3,17 +3,24 @@
 // revoke).
 import {
   checkSetupChoice,
+  combineShares,
   DEFAULT_MFA_SETTINGS,
+  type KeyShare,
   MFA_FACTORS,
   type MfaFactor,
+  mfaProofMessage,
+  mnemonicToShare,
+  openShareWithPassword,
+  secp256k1PublicKey,
   storeKeyOf,
   verifyStoreMessage,
 } from '@portico/auth';
+import { type AttemptSubjects, TooManyAttemptsError } from '../attempts.ts';
 import { HttpError } from '../http.ts';
 import { KeyService } from '../keys.ts';
 import { VerifierError } from '../verifiers/types.ts';
 import { complete, pendingFor } from './complete.ts';
-import type { Grant, LoginContext, PendingState, Route } from './context.ts';
+import type { Answer, Grant, LoginContext, PendingState, Route } from './context.ts';
 import { readRequest, resolveProvider } from './request.ts';
 import { openJson } from './sealed.ts';
 
@@ -41,6 +48,29 @@ async function grantFor(ctx: LoginContext, path: string, body: Record<string, un
   const sealed = await store.getSession(name, now());
   if (!sealed) throw new HttpError(403, 'No MFA session: log in again');
   return openJson<Grant>(envelope, name, sealed);
+}
+
+/**
+ * A call that changes the account's MFA (a device added or revoked): the session's grant, and
+ * `proof`, the call signed by the rebuilt coreKitKey. A session that passed only the first factor
+ * holds the service's share but not the key, so it has no such right.
+ */
+async function secondFactorGrant(
+  ctx: LoginContext,
+  path: string,
+  body: Record<string, unknown>,
+): Promise<Grant> {
+  const grant = await grantFor(ctx, path, body);
+  const record = await ctx.mfaStore.load(grant.userId);
+  const message = mfaProofMessage(path, body.key as string, JSON.stringify(body.payload ?? {}));
+  if (
+    !record ||
+    typeof body.proof !== 'string' ||
+    !verifyStoreMessage(record.publicKey, message, body.proof)
+  ) {
+    throw new HttpError(403, 'This call needs the second factor: rebuild the key (complete MFA) first');
+  }
+  return grant;
 }
 
 /** Verifies a second login (social backup) with a JWT verifier other than the account's own. */
@@ -153,42 +183,137 @@ const setup: Route = async (ctx, body) => {
   ];
 };
 
-const social: Route = async (ctx, body, path) => {
+/** The answer to a typed factor while the user or the address must wait: 429, and when to try again. */
+function tooMany(err: TooManyAttemptsError): Answer {
+  return [429, { error: err.message, code: 'TOO_MANY_ATTEMPTS', retryAfter: err.retryAfterSeconds }];
+}
+
+/**
+ * Runs a typed-factor check under the attempt limits: refused while a wait runs (a right guess
+ * too), a failure counted, a success clearing the user's count; each outcome audited.
+ */
+async function limitedFactor(
+  ctx: LoginContext,
+  subjects: AttemptSubjects,
+  factor: string,
+  check: () => Promise<{ share: KeyShare } | { status: number; error: string }>,
+): Promise<Answer> {
+  const { attempts, audit, now } = ctx.deps;
+  const where = { factor, address: subjects.address };
+  const gate = await attempts.begin(subjects);
+  if (!gate.allowed) {
+    await audit.record('mfa.factor', subjects.userId, {
+      ...where,
+      outcome: 'refused',
+      reason: gate.error.message,
+    });
+    return tooMany(gate.error);
+  }
+  const result = await check();
+  if ('share' in result) {
+    await attempts.succeeded(subjects);
+    await audit.record('mfa.factor', subjects.userId, { ...where, outcome: 'success' });
+    return [200, { share: result.share }];
+  }
+  await audit.record('mfa.factor', subjects.userId, { ...where, outcome: 'failure', reason: result.error });
+  if (gate.notBefore > now()) {
+    await audit.record('attempts.locked', subjects.userId, { ...where, until: gate.notBefore });
+    const wait = new TooManyAttemptsError(gate.notBefore, Math.ceil((gate.notBefore - now()) / 1000));
+    return [
+      result.status,
+      {
+        error: `${result.error}. ${wait.message}`,
+        code: 'MFA_FACTOR_INVALID',
+        retryAfter: wait.retryAfterSeconds,
+      },
+    ];
+  }
+  return [result.status, { error: result.error, code: 'MFA_FACTOR_INVALID' }];
+}
+
+const social: Route = async (ctx, body, path, client) => {
   const grant = await grantFor(ctx, path, body);
   const record = await ctx.mfaStore.load(grant.userId);
   if (!record?.social) throw new HttpError(404, 'No social backup factor on this account');
-  let login: { verifier: string; id: string };
-  try {
-    login = await socialIdentity(
-      ctx,
-      [grant.keyVerifier],
-      body.payload,
-      grant.network ?? ctx.deps.keyService.legacyNetwork,
-    );
-  } catch (err) {
-    if (err instanceof VerifierError) return [401, { error: err.message, code: err.code }];
-    throw err;
+  const bound = record.social;
+  return limitedFactor(ctx, { userId: grant.userId, address: client.address }, 'social backup', async () => {
+    let login: { verifier: string; id: string };
+    try {
+      login = await socialIdentity(
+        ctx,
+        [grant.keyVerifier],
+        body.payload,
+        grant.network ?? ctx.deps.keyService.legacyNetwork,
+      );
+    } catch (err) {
+      if (err instanceof VerifierError) return { status: 401, error: err.message };
+      throw err;
+    }
+    if (login.id !== bound.id || login.verifier !== bound.verifier) {
+      return { status: 403, error: 'This login is not the social backup of this account' };
+    }
+    return { share: bound.share };
+  });
+};
+
+/**
+ * A typed second factor, checked here where attempts are counted: `{password}` opens the sealed
+ * password share (never handed to a session), `{backupPhrase}` must rebuild the recorded key with
+ * the service's share. The answer is the factor's share; nothing typed is stored or logged.
+ */
+const factor: Route = async (ctx, body, path, client) => {
+  const grant = await grantFor(ctx, path, body);
+  const record = await ctx.mfaStore.load(grant.userId);
+  if (!record) throw new HttpError(404, 'MFA is not enabled for this user');
+  const payload = (body.payload ?? {}) as { password?: unknown; backupPhrase?: unknown };
+  const subjects = { userId: grant.userId, address: client.address };
+  if (typeof payload.password === 'string') {
+    const sealed = record.passwordShare;
+    if (!sealed) throw new HttpError(400, 'No password is set up for this account');
+    const password = payload.password;
+    return limitedFactor(ctx, subjects, 'password', async () => {
+      try {
+        return { share: await openShareWithPassword(sealed, password) };
+      } catch {
+        return { status: 401, error: 'Wrong password' };
+      }
+    });
   }
-  if (login.id !== record.social.id || login.verifier !== record.social.verifier) {
-    return [403, { error: 'This login is not the social backup of this account' }];
+  if (typeof payload.backupPhrase === 'string') {
+    const index = record.backupIndex;
+    if (index === undefined) throw new HttpError(400, 'No backup phrase is set up for this account');
+    const phrase = payload.backupPhrase;
+    return limitedFactor(ctx, subjects, 'backup phrase', async () => {
+      try {
+        const share = mnemonicToShare(phrase, index);
+        if (secp256k1PublicKey(await combineShares(record.serviceShare, share)) === record.publicKey) {
+          return { share };
+        }
+      } catch {}
+      return { status: 401, error: 'Wrong backup phrase' };
+    });
   }
-  return [200, { share: record.social.share }];
+  throw new HttpError(400, 'payload must be {password} or {backupPhrase}');
 };
 
 const device: Route = async (ctx, body, path) => {
-  const grant = await grantFor(ctx, path, body);
+  const grant = await secondFactorGrant(ctx, path, body);
+  let added: Awaited<ReturnType<typeof ctx.mfaStore.addDevice>>;
   try {
-    return [200, await ctx.mfaStore.addDevice(grant.userId)];
+    added = await ctx.mfaStore.addDevice(grant.userId);
   } catch (err) {
     throw new HttpError(400, (err as Error).message);
   }
+  await ctx.deps.audit.record('mfa.device.added', grant.userId, { deviceId: added.deviceId });
+  return [200, added];
 };
 
 const revoke: Route = async (ctx, body, path) => {
-  const grant = await grantFor(ctx, path, body);
+  const grant = await secondFactorGrant(ctx, path, body);
   const deviceId = (body.payload as { deviceId?: unknown } | undefined)?.deviceId;
   if (typeof deviceId !== 'string') throw new HttpError(400, 'payload.deviceId is required');
   const ok = await ctx.mfaStore.revokeDevice(grant.userId, deviceId);
+  if (ok) await ctx.deps.audit.record('mfa.device.revoked', grant.userId, { deviceId });
   return ok ? [200, { ok: true }] : [404, { error: 'No such device, or already revoked' }];
 };
 
@@ -198,6 +323,7 @@ export const mfaRoutes: Record<string, Route> = {
   '/api/mfa/skip': skip,
   '/api/mfa/setup': setup,
   '/api/mfa/social': social,
+  '/api/mfa/factor': factor,
   '/api/mfa/device': device,
   '/api/mfa/revoke': revoke,
 };

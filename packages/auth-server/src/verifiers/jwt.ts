@@ -1,5 +1,3 @@
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { type ExtraLoginOptions, ownValue } from '@portico/auth';
 import {
   createLocalJWKSet,
@@ -12,6 +10,7 @@ import {
 } from 'jose';
 import type { AuthStore } from '../store.ts';
 import { appIdOptions, checkVerifierIdRules, type VerifierIdRules, verifierIdFrom } from './app-options.ts';
+import { replayMark } from './replay-mark.ts';
 import { type Identity, VerifierError } from './types.ts';
 
 /**
@@ -85,7 +84,8 @@ export class JwtVerifier {
     }
     const verifierId = verifierIdFrom(payload, options);
     if (verifierId === undefined) throw new VerifierError(`Token has no verifier id in "${options.field}"`);
-    const hash = bytesToHex(sha256(utf8ToBytes(`jwt\n${token}`)));
+    // Named by what it says, not how it is spelled (see replay-mark.ts).
+    const hash = replayMark(this.name, payload);
     const keepUntil = ((payload.exp ?? (payload.iat ?? 0) + maxAge) + leeway + 60) * 1000;
     if (!(await this.store.markTokenUsed(hash, Math.max(keepUntil, Date.now() + (maxAge + leeway) * 1000)))) {
       throw new VerifierError('Duplicate token found');
