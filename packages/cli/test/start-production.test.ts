@@ -325,3 +325,19 @@ async function startToExitCommand(args: string[]): Promise<string> {
   const { stdout } = await promisify(execFile)(process.execPath, [bin, ...args]);
   return stdout;
 }
+
+test('a config that is not YAML is one line naming the file, the line and the column', async () => {
+  const dir = tempDir();
+  try {
+    const path = join(dir.path, 'portico.yaml');
+    writeFileSync(path, 'port: 0\nnetworks:\n  - name: a\n   chainId: x\n');
+    const result = await startToExit(['--config', path]);
+    assert.equal(result.status, 2);
+    assert.equal(
+      result.stderr.trim(),
+      `portico start: cannot read config ${path}: Sequence item without - indicator at line 4, column 1`,
+    );
+  } finally {
+    dir.cleanup();
+  }
+});
