@@ -341,3 +341,54 @@ test('a config that is not YAML is one line naming the file, the line and the co
     dir.cleanup();
   }
 });
+
+test('the auth service’s own refusals are one line: a master key that does not open the stored signing key, a bad legacyNetwork', async () => {
+  const dir = tempDir();
+  try {
+    const config = (auth: Record<string, unknown>) =>
+      writeConfig(dir.path, {
+        port: 0,
+        dataDir: dir.path,
+        metrics: { enabled: false },
+        networks: NETWORKS,
+        auth: { ...AUTH, port: 0, ...auth },
+      });
+    const first = startInBackground(['--config', config({})]);
+    await first.waitFor(/Auth service\s+\S+/);
+    assert.equal(await first.stop(), 0);
+    const wrongKey = await startToExit(['--config', config({ masterKey: 'f'.repeat(64) })]);
+    assert.equal(wrongKey.status, 2);
+    assert.match(
+      wrongKey.stderr.trim(),
+      /^portico start: auth: cannot open the stored signing key \(wrong master key\?\): [^\n]+$/,
+    );
+    const network = await startToExit(['--config', config({ legacyNetwork: 'moonnet' })]);
+    assert.equal(network.status, 2);
+    assert.match(network.stderr.trim(), /^portico start: auth: legacyNetwork must be one of [^\n]+$/);
+  } finally {
+    dir.cleanup();
+  }
+});
+
+test('SIGTERM as soon as the banner is read is a clean shutdown (exit 0), every time', async () => {
+  const dir = tempDir();
+  try {
+    const path = writeConfig(dir.path, {
+      port: 0,
+      dataDir: dir.path,
+      metrics: { enabled: false },
+      networks: NETWORKS,
+    });
+    for (let i = 0; i < 3; i++) {
+      const running = startInBackground(['--config', path]);
+      await running.waitFor(/\/v3\/<API_KEY>/);
+      const exited = new Promise<[number | null, string | null]>((resolve) =>
+        running.child.once('exit', (code, signal) => resolve([code, signal])),
+      );
+      running.child.kill('SIGTERM');
+      assert.deepEqual(await exited, [0, null], running.output());
+    }
+  } finally {
+    dir.cleanup();
+  }
+});
