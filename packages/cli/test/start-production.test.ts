@@ -233,3 +233,162 @@ describe('portico start with a dashboard and an auth service', () => {
     assert.doesNotMatch(running.output(), /no dataDir/);
   });
 });
+
+describe('portico start with the reference wallet', () => {
+  let anvil: Anvil;
+  let dir: ReturnType<typeof tempDir>;
+  let running: RunningStart;
+  let out: {
+    auth: { sdkUrl: string };
+    wallet: {
+      wsUrl: string;
+      approvalUrl: string;
+      accountSource: string;
+      autoApprove: boolean;
+      auth: unknown;
+    };
+  };
+
+  before(async () => {
+    anvil = await startAnvil();
+    dir = tempDir();
+    // The wallet's own API key, made on the data folder before the start (as an operator would).
+    const made = await startToExitCommand([
+      'keys',
+      'create',
+      '--name',
+      'wallet',
+      '--json',
+      '--data-dir',
+      dir.path,
+    ]);
+    const { key } = JSON.parse(made) as { key: string };
+    const configOut = join(dir.path, 'out.json');
+    const path = writeConfig(dir.path, {
+      port: 0,
+      dataDir: dir.path,
+      logLevel: 'warn',
+      networks: [{ name: 'local', chainId: 'eip155:31337', upstreams: [anvil.url] }],
+      auth: { ...AUTH, port: 0 },
+      wallet: { port: 0, clientId: 'wallet-client', apiKey: `\${TEST_WALLET_KEY}` },
+    });
+    running = startInBackground(['--config', path, '--config-out', configOut], { TEST_WALLET_KEY: key });
+    await running.waitFor(/Wallet approval page/);
+    out = JSON.parse(readFileSync(configOut, 'utf8'));
+  });
+  after(async () => {
+    await running?.stop();
+    await anvil?.stop();
+    dir?.cleanup();
+  });
+
+  test('logs users in through that auth service, holds nothing at start and never auto-approves', () => {
+    assert.match(out.wallet.wsUrl, /^ws:\/\/127\.0\.0\.1:\d+/);
+    assert.match(out.wallet.approvalUrl, /^http:\/\/127\.0\.0\.1:\d+/);
+    assert.deepEqual(out.wallet.auth, { sdkUrl: out.auth.sdkUrl, clientId: 'wallet-client' });
+    assert.equal(out.wallet.accountSource, 'none');
+    assert.equal(out.wallet.autoApprove, false);
+  });
+
+  test('the approval page is served', async () => {
+    const page = await fetch(out.wallet.approvalUrl.split('#')[0]);
+    assert.equal(page.status, 200);
+  });
+
+  test('--workers with the wallet is refused with the reason', async () => {
+    const path = writeConfig(
+      dir.path,
+      {
+        port: 0,
+        dataDir: dir.path,
+        stores: { kind: 'shared', databaseUrl: 'postgres://127.0.0.1:9/none', redis: 'redis://127.0.0.1:9' },
+        networks: NETWORKS,
+        auth: AUTH,
+        wallet: { clientId: 'c', apiKey: 'k' },
+      },
+      'workers.json',
+    );
+    const result = await startToExit(['--config', path, '--workers', '2']);
+    assert.equal(result.status, 2);
+    assert.equal(
+      result.stderr.trim().split('\n').at(-1),
+      'portico start: wallet keeps its approvals in one process: run it without --workers (e.g. in a portico start of its own)',
+    );
+  });
+});
+
+/** Runs another portico command to its end; its standard output. */
+async function startToExitCommand(args: string[]): Promise<string> {
+  const { execFile } = await import('node:child_process');
+  const { promisify } = await import('node:util');
+  const bin = new URL('../bin/portico.mjs', import.meta.url).pathname;
+  const { stdout } = await promisify(execFile)(process.execPath, [bin, ...args]);
+  return stdout;
+}
+
+test('a config that is not YAML is one line naming the file, the line and the column', async () => {
+  const dir = tempDir();
+  try {
+    const path = join(dir.path, 'portico.yaml');
+    writeFileSync(path, 'port: 0\nnetworks:\n  - name: a\n   chainId: x\n');
+    const result = await startToExit(['--config', path]);
+    assert.equal(result.status, 2);
+    assert.equal(
+      result.stderr.trim(),
+      `portico start: cannot read config ${path}: Sequence item without - indicator at line 4, column 1`,
+    );
+  } finally {
+    dir.cleanup();
+  }
+});
+
+test('the auth service’s own refusals are one line: a master key that does not open the stored signing key, a bad legacyNetwork', async () => {
+  const dir = tempDir();
+  try {
+    const config = (auth: Record<string, unknown>) =>
+      writeConfig(dir.path, {
+        port: 0,
+        dataDir: dir.path,
+        metrics: { enabled: false },
+        networks: NETWORKS,
+        auth: { ...AUTH, port: 0, ...auth },
+      });
+    const first = startInBackground(['--config', config({})]);
+    await first.waitFor(/Auth service\s+\S+/);
+    assert.equal(await first.stop(), 0);
+    const wrongKey = await startToExit(['--config', config({ masterKey: 'f'.repeat(64) })]);
+    assert.equal(wrongKey.status, 2);
+    assert.match(
+      wrongKey.stderr.trim(),
+      /^portico start: auth: cannot open the stored signing key \(wrong master key\?\): [^\n]+$/,
+    );
+    const network = await startToExit(['--config', config({ legacyNetwork: 'moonnet' })]);
+    assert.equal(network.status, 2);
+    assert.match(network.stderr.trim(), /^portico start: auth: legacyNetwork must be one of [^\n]+$/);
+  } finally {
+    dir.cleanup();
+  }
+});
+
+test('SIGTERM as soon as the banner is read is a clean shutdown (exit 0), every time', async () => {
+  const dir = tempDir();
+  try {
+    const path = writeConfig(dir.path, {
+      port: 0,
+      dataDir: dir.path,
+      metrics: { enabled: false },
+      networks: NETWORKS,
+    });
+    for (let i = 0; i < 3; i++) {
+      const running = startInBackground(['--config', path]);
+      await running.waitFor(/\/v3\/<API_KEY>/);
+      const exited = new Promise<[number | null, string | null]>((resolve) =>
+        running.child.once('exit', (code, signal) => resolve([code, signal])),
+      );
+      running.child.kill('SIGTERM');
+      assert.deepEqual(await exited, [0, null], running.output());
+    }
+  } finally {
+    dir.cleanup();
+  }
+});

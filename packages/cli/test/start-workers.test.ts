@@ -46,6 +46,7 @@ describe('portico start --workers', { skip }, () => {
   let child: ChildProcess;
   let output = '';
   let baseUrl: string;
+  let authUrl: string;
   let configPath: string;
 
   before(async () => {
@@ -61,6 +62,12 @@ describe('portico start --workers', { skip }, () => {
         logLevel: 'warn',
         stores: { kind: 'shared', databaseUrl: schema.url, redis: redis.url, redisKeyPrefix: prefix },
         networks: [{ name: 'local', chainId: 'eip155:31337', upstreams: [anvil.url], cache: false }],
+        dashboard: { enabled: true },
+        auth: {
+          masterKey: 'e'.repeat(64),
+          verifiers: { jwt: { type: 'jwt', jwksUrl: 'https://login.app.example/jwks.json' } },
+          allowedRedirectOrigins: ['https://app.example'],
+        },
       }),
     );
     child = spawn(process.execPath, [BIN, 'start', '--config', configPath, '--workers', '2'], {
@@ -69,6 +76,7 @@ describe('portico start --workers', { skip }, () => {
     child.stdout?.on('data', (chunk) => (output += chunk));
     child.stderr?.on('data', (chunk) => (output += chunk));
     baseUrl = await until(() => /(http:\/\/\S+)\/v3\/<API_KEY>/.exec(output)?.[1], `the banner:\n${output}`);
+    authUrl = await until(() => /Auth service\s+(\S+)/.exec(output)?.[1], `the auth service:\n${output}`);
   });
   after(async () => {
     if (child?.exitCode === null) child.kill('SIGKILL');
@@ -102,6 +110,21 @@ describe('portico start --workers', { skip }, () => {
     );
     assert.equal(statuses.filter((s) => s === 200).length, 40, 'exactly balance / cost succeed');
     assert.equal(statuses.filter((s) => s !== 200 && s !== 402 && s !== 429).length, 0);
+  });
+
+  test('the workers serve the dashboard and the auth service on the shared ports', async () => {
+    const origin = new URL(baseUrl).origin;
+    for (let i = 0; i < 4; i++) {
+      const page = await fetch(`${origin}/dashboard/`, { headers: { connection: 'close' } });
+      assert.equal(page.status, 200);
+      const jwks = await fetch(`${authUrl}/.well-known/jwks.json`, { headers: { connection: 'close' } });
+      assert.equal(jwks.status, 200);
+      assert.equal(
+        ((await jwks.json()) as { keys: unknown[] }).keys.length,
+        1,
+        'one signing key for all workers',
+      );
+    }
   });
 
   test('a worker that dies is replaced, and the rest keep serving', async () => {

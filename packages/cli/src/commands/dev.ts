@@ -83,6 +83,7 @@ export async function runDev(args: string[]): Promise<number> {
 
   const started = new StartedParts();
   const closeAll = started.close;
+  let stopped: Promise<void> = Promise.resolve();
   try {
     const anvil: Anvil = await startAnvil({ extraArgs: ['--slots-in-an-epoch', '2'] });
     started.add({ close: anvil.stop });
@@ -165,13 +166,15 @@ export async function runDev(args: string[]): Promise<number> {
     writeRunning(dataDir, { pid: process.pid, faucetUrl: configOut.faucet.url, sdkUrl: auth.sdkUrl });
     started.add({ close: async () => removeRunning(dataDir) });
     if (values['config-out']) writeFileSync(values['config-out'], `${JSON.stringify(configOut, null, 2)}\n`);
+    // Listening for SIGTERM before the banner says it runs (a script may stop it on reading it).
+    stopped = onShutdown(closeAll);
     printBanner(configOut, { blockTime, walletLines: walletBannerLines(wallet) });
     if (autoApprove) console.warn(`\n${AUTO_APPROVE_WARNING}\n`);
   } catch (error) {
     await closeAll();
     throw error;
   }
-  await onShutdown(closeAll);
+  await stopped;
   return 0;
 }
 

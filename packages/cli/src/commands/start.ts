@@ -81,7 +81,10 @@ async function startParts(
   const auth = authOptions
     ? await parts.start(() =>
         portNamed(
-          () => startAuthServer({ ...authOptions, onLog: (line) => logger.info({ service: 'auth' }, line) }),
+          () =>
+            oneLine(() =>
+              startAuthServer({ ...authOptions, onLog: (line) => logger.info({ service: 'auth' }, line) }),
+            ),
           authOptions.port,
           'auth.port',
         ),
@@ -120,4 +123,20 @@ async function startParts(
     ...(wallet ? walletBannerLines(wallet) : []),
   ];
   return { close: parts.close, bannerLines };
+}
+
+/**
+ * The auth service's own refusals (a bad verifier, a master key that does not open the stored
+ * signing key, …) as one line without a stack trace; failures of the system (a port, a database
+ * that cannot be reached) go on as they are.
+ */
+async function oneLine<T>(starting: () => Promise<T>): Promise<T> {
+  try {
+    return await starting();
+  } catch (error) {
+    if (error instanceof Error && error.constructor === Error && !(error as NodeJS.ErrnoException).code) {
+      throw new CliError(error.message.startsWith('auth') ? error.message : `auth: ${error.message}`);
+    }
+    throw error;
+  }
 }

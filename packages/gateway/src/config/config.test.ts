@@ -241,3 +241,19 @@ test('methodCosts overrides named methods per network and refuses a name the net
   );
   assert.throws(() => parseConfig({ networks: [net('evm', { eth_call: -1 })] }), /must be an integer from 0/);
 });
+
+test('an unknown field is named with the closest known name when it looks like a typo', () => {
+  assert.throws(
+    () => parseConfig({ ...base, adminTokne: 'x' }),
+    /config has unknown field\(s\): adminTokne \(allowed: .*\); did you mean adminToken \(for adminTokne\)\?$/,
+  );
+  assert.throws(
+    () => parseConfig({ ...base, networks: [{ ...base.networks[0], upstream: ['http://a'] }] }),
+    /networks\[0\] has unknown field\(s\): upstream .*did you mean upstreams \(for upstream\)\?$/,
+  );
+  // Nothing close: no guess.
+  assert.throws(
+    () => parseConfig({ ...base, frobnicate: 1 }),
+    (error: Error) => !/did you mean/.test(error.message),
+  );
+});

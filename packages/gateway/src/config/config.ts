@@ -418,7 +418,10 @@ export function loadConfigFile(
   try {
     raw = parseYaml(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new ConfigError(`cannot read config ${path}: ${(error as Error).message}`);
+    // One line: YAML's message ends with a picture of the lines around the mistake.
+    throw new ConfigError(
+      `cannot read config ${path}: ${(error as Error).message.split('\n')[0].replace(/:$/, '')}`,
+    );
   }
   return parseConfig(raw, env, extraSections);
 }

@@ -47,6 +47,12 @@ export async function serveGateway(
     await gateway.close();
     throw error;
   }
+  // Listening for SIGTERM before the banner says it serves: a supervisor that stops it as soon as
+  // it reads the banner must get a clean shutdown, not the default end by signal.
+  const stopped = onShutdown(async () => {
+    await parts.close();
+    await gateway.close();
+  });
   if (printsBanner) {
     for (const network of gateway.networks) {
       console.log(`${network.name.padEnd(16)} ${network.chainId.padEnd(24)} ${network.baseUrl}/v3/<API_KEY>`);
@@ -54,10 +60,7 @@ export async function serveGateway(
     for (const line of parts.bannerLines ?? []) console.log(line);
   }
   reportReady();
-  await onShutdown(async () => {
-    await parts.close();
-    await gateway.close();
-  });
+  await stopped;
   // A worker's channel to its supervisor would keep it alive.
   if (isWorker) process.disconnect?.();
   return 0;
