@@ -4,11 +4,11 @@
 // library checks that the result is from its popup and carries its login's state, then closes it.
 const params = new URLSearchParams(location.hash.slice(1));
 const result = params.get('b64Params');
-const origin = params.get('origin');
+const appOrigin = params.get('origin');
 // The fragment stays: outside browsers an app's openUrl reads the result from this page's address.
-if (result && origin && window.opener) {
+if (result && appOrigin && window.opener) {
   try {
-    window.opener.postMessage({ type: 'portico-auth:result', b64Params: result }, origin);
+    window.opener.postMessage({ type: 'portico-auth:result', b64Params: result }, appOrigin);
   } catch {
     // not an origin: nothing is sent
   }

@@ -2,7 +2,7 @@
 // It reads the loginId from #b64Params, asks the service for the parked request's page data,
 // applies the app's white label and starts the login with the chosen provider.
 import { showMfa } from './mfa.js';
-import { $, decodeB64, fail, post, safeUrl, show } from './page.js';
+import { $, decodeB64, fail, field, post, safeUrl, show } from './page.js';
 import { setLanguage, t } from './strings.js';
 
 let loginId = '';
@@ -25,8 +25,9 @@ function applyWhiteLabel(wl) {
     dark ? (wl.logoLight ?? wl.logoDark ?? '') : (wl.logoDark ?? wl.logoLight ?? ''),
     'image',
   );
-  if (logo) $('logo').src = logo;
-  $('logo').alt = wl.appName ?? '';
+  const logoImage = /** @type {HTMLImageElement} */ ($('logo'));
+  if (logo) logoImage.src = logo;
+  logoImage.alt = wl.appName ?? '';
   if (wl.useLogoLoader) {
     $('spinner').hidden = true;
     $('logo').classList.add('loading');
@@ -67,8 +68,8 @@ async function start(provider) {
       try {
         const done = await post('/api/dev-login', {
           state: next.devState,
-          email: $('email').value,
-          name: $('name').value,
+          email: field('email').value,
+          name: field('name').value,
         });
         if (done.mfa) return showMfa(done.mfa, loginId);
         location.replace(done.url);

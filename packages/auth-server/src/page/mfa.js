@@ -1,6 +1,6 @@
 // The MFA screens of the login page: setup (factors in the app's order, the backup phrase once)
 // and recovery on a device without a share.
-import { $, decodeB64, encodeB64, fail, post, show } from './page.js';
+import { $, decodeB64, encodeB64, fail, field, post, show } from './page.js';
 import { t } from './strings.js';
 
 // MFA setup: the enabled factors in the app's priority order; mandatory ones checked and locked.
@@ -27,7 +27,9 @@ function showSetup(step, loginId) {
     label.append(box, ` ${t(`factor_${factor}`)}${mandatory ? ` (${t('required')})` : ''}`);
     list.append(label);
   }
-  const needsPassword = () => list.querySelector('input[value="passwordFactor"]')?.checked === true;
+  const needsPassword = () =>
+    /** @type {HTMLInputElement | null} */ (list.querySelector('input[value="passwordFactor"]'))?.checked ===
+    true;
   const syncPassword = () => {
     $('mfa-password').hidden = !needsPassword();
     $('mfa-password-label').hidden = !needsPassword();
@@ -42,7 +44,9 @@ function showSetup(step, loginId) {
   };
   $('mfa-setup').onsubmit = async (event) => {
     event.preventDefault();
-    const factors = [...list.querySelectorAll('input:checked')].map((b) => b.value);
+    const factors = [
+      .../** @type {NodeListOf<HTMLInputElement>} */ (list.querySelectorAll('input:checked')),
+    ].map((b) => b.value);
     const error = $('mfa-setup-error');
     if (factors.length < 2) {
       error.textContent = t('tooFew');
@@ -53,9 +57,9 @@ function showSetup(step, loginId) {
       const done = await post('/api/mfa/setup', {
         loginId,
         factors,
-        password: needsPassword() ? $('mfa-password').value : undefined,
+        password: needsPassword() ? field('mfa-password').value : undefined,
       });
-      $('mfa-password').value = '';
+      field('mfa-password').value = '';
       if (done.backupPhrase) return showPhrase(done.backupPhrase, done.url);
       location.replace(done.url);
     } catch (err) {
@@ -104,7 +108,8 @@ function showRecover(step, loginId) {
     $('mfa-recover-phrase-label').hidden = !phrase;
     $('mfa-recover-password').hidden = phrase;
     $('mfa-recover-password-label').hidden = phrase;
-    for (const b of choice.children) b.classList.toggle('selected', b.dataset.factor === factor);
+    for (const b of /** @type {HTMLCollectionOf<HTMLElement>} */ (choice.children))
+      b.classList.toggle('selected', b.dataset.factor === factor);
   };
   choice.replaceChildren(
     ...step.factors.map((factor) => {
@@ -123,7 +128,7 @@ function showRecover(step, loginId) {
     const error = $('mfa-recover-error');
     const factor = {};
     if (chosen === 'backUpShareFactor') {
-      const words = $('mfa-recover-phrase').value.trim().split(/\s+/);
+      const words = field('mfa-recover-phrase').value.trim().split(/\s+/);
       if (words.length !== 24) {
         error.textContent = t('badPhrase');
         error.hidden = false;
@@ -131,7 +136,7 @@ function showRecover(step, loginId) {
       }
       factor.backupPhrase = words.join(' ').toLowerCase();
     } else {
-      factor.password = $('mfa-recover-password').value;
+      factor.password = field('mfa-recover-password').value;
     }
     try {
       const done = await post('/api/mfa/recover', { loginId });
@@ -141,8 +146,8 @@ function showRecover(step, loginId) {
       // The rest of the fragment (the /done page's origin) stays as the service made it.
       fragment.set('b64Params', encodeB64({ ...result, mfaFactor: factor }));
       url.hash = fragment.toString();
-      $('mfa-recover-phrase').value = '';
-      $('mfa-recover-password').value = '';
+      field('mfa-recover-phrase').value = '';
+      field('mfa-recover-password').value = '';
       location.replace(url.href);
     } catch (err) {
       error.textContent = err.message;

@@ -3,6 +3,8 @@
 import { t } from './strings.js';
 
 export const $ = (id) => document.getElementById(id);
+/** A form field of the page by id. */
+export const field = (id) => /** @type {HTMLInputElement} */ (document.getElementById(id));
 
 export function show(id) {
   for (const section of [
