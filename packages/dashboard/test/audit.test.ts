@@ -12,6 +12,7 @@ import { type AuthServer, loadDevJwtKey, startAuthServer } from '@portico/auth-s
 import { type Anvil, startAnvil } from '@portico/devchain';
 import { type Gateway, parseConfig, startGateway } from '@portico/gateway';
 import { assertAccessible, launchChromium, tempDir } from '@portico/testkit';
+import Database from 'libsql';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createDashboardHandler } from '../src/index.ts';
 
@@ -238,6 +239,29 @@ test('the Audit page lists the entries, filters them, pages through them and ver
   assert.match(await verdict.innerText(), /intact: 4 entries/);
   await assertAccessible(page, 'audit verified');
   assert.deepEqual(errors, []);
+});
+
+test('Verify chain names the first broken entry after a row is edited in the auth service’s store', async () => {
+  const { page } = await openSignedIn();
+  await page.getByRole('link', { name: 'Audit' }).click();
+  await waitForRoute(page, '#/audit');
+  const db = new Database(join(dir.path, 'auth', 'auth.db'));
+  try {
+    const { detail } = db.prepare('SELECT detail FROM auth_audit WHERE seq = 3').get() as { detail: string };
+    db.prepare('UPDATE auth_audit SET detail = ? WHERE seq = 3').run(detail.replace('failure', 'success'));
+    try {
+      await page.getByRole('button', { name: 'Verify chain' }).click();
+      const verdict = page.locator('#verify-result [data-verdict]');
+      await verdict.waitFor();
+      assert.equal(await verdict.getAttribute('data-verdict'), 'broken');
+      assert.equal(await verdict.getAttribute('data-seq'), '3');
+      assert.match(await verdict.innerText(), /broken at entry 3: entry 3 was changed after it was written/);
+    } finally {
+      db.prepare('UPDATE auth_audit SET detail = ? WHERE seq = 3').run(detail);
+    }
+  } finally {
+    db.close();
+  }
 });
 
 test('without an auth service the Audit page says so', async () => {
