@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Auth, MemoryStorage } from '@portico/auth';
 import { type AuthServer, loadDevJwtKey, startAuthServer } from '@portico/auth-server';
@@ -21,6 +21,8 @@ const AUTH_ADMIN_TOKEN = 'audit-page-auth-admin-0123456789abcdef';
 const CLIENT_ID = 'BPi5PB_UiIZ-cPz1GtV5i1I2iOSOHuimiXBI0e-Oe_u6X3oVAbCiAZOTEBtTXw4tsluTITPqA8zMsfxIKMjiqNQ';
 
 const dir = tempDir('portico-dashboard-audit-');
+/** Screenshots are written only when PORTICO_SCREENSHOTS names a folder (docs/screenshots). */
+const SCREENSHOTS = process.env.PORTICO_SCREENSHOTS ? resolve(process.env.PORTICO_SCREENSHOTS) : undefined;
 let anvil: Anvil;
 let auth: AuthServer;
 let gateway: Gateway;
@@ -232,11 +234,15 @@ test('the Audit page lists the entries, filters them, pages through them and ver
   await waitForRoute(page, 'limit=2');
   assert.deepEqual((await rows(page))[0], ['login', 'success']);
 
+  await page.getByRole('link', { name: 'Audit' }).click();
+  await waitForRoute(page, '#/audit');
+  assert.equal((await rows(page)).length, 4);
   await page.getByRole('button', { name: 'Verify chain' }).click();
   const verdict = page.locator('#verify-result [data-verdict]');
   await verdict.waitFor();
   assert.equal(await verdict.getAttribute('data-verdict'), 'intact');
   assert.match(await verdict.innerText(), /intact: 4 entries/);
+  if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, 'dashboard-audit.png'), fullPage: true });
   await assertAccessible(page, 'audit verified');
   assert.deepEqual(errors, []);
 });
