@@ -1,13 +1,20 @@
 // The wiring `portico dev` and `portico start` share: the dashboard on the gateway's port, the
 // parts started in order (and closed in reverse, also when a later one fails to start), and the
 // keys of --config-out that both write.
-import { createDashboardHandler } from '@portico/dashboard';
+import { type AuthAdminSource, createDashboardHandler } from '@portico/dashboard';
 import type { Gateway } from '@portico/gateway';
 import { type Wallet, walletConfigOut } from '@portico/wallet';
 
-/** The gateway's extra handlers: the dashboard at /dashboard/ when it is on. */
-export function dashboardHandlers(enabled: boolean) {
-  return enabled ? [createDashboardHandler()] : [];
+/**
+ * The gateway's extra handlers: the dashboard at /dashboard/ when it is on. Its Audit page reads
+ * the auth service's audit trail through the handler (server-side, with `authAdmin`'s token), for
+ * a session signed in with the gateway's `adminToken`.
+ */
+export function dashboardHandlers(
+  enabled: boolean,
+  audit: { adminToken?: string; authAdmin?: AuthAdminSource } = {},
+) {
+  return enabled ? [createDashboardHandler(audit)] : [];
 }
 
 /** Parts started one after another; `close` stops them in reverse order. */

@@ -72,6 +72,22 @@ describe('portico dev', () => {
     assert.ok(!dev.output().includes(dev.config.adminToken), 'the banner does not print the admin token');
   });
 
+  test('the dashboard reads the auth service audit trail with the admin token only; the auth service keeps its own token', async () => {
+    const audit = `${dev.config.dashboard.url}api/audit`;
+    const bearer = { authorization: `Bearer ${dev.config.adminToken}` };
+    const listed = await fetch(audit, { headers: bearer });
+    assert.equal(listed.status, 200);
+    assert.ok(Array.isArray(((await listed.json()) as { entries: unknown[] }).entries));
+    const verified = (await (await fetch(`${audit}/verify`, { headers: bearer })).json()) as {
+      broken?: unknown;
+    };
+    assert.equal(verified.broken, undefined);
+    assert.equal((await fetch(audit)).status, 401);
+    // The gateway's admin token does not open the auth service's admin API (its token is another one).
+    const direct = await fetch(`${dev.config.auth.sdkUrl}/admin/audit`, { headers: bearer });
+    assert.equal(direct.status, 401);
+  });
+
   test('the wallet logs its user in through the dev auth service: "Log in" parks a login there under the wallet’s name', async () => {
     const [base, token] = dev.config.wallet.approvalUrl.split('/approve#token=');
     const started = await fetch(`${base}/api/login`, {

@@ -47,12 +47,16 @@ async function startOpenIdProvider(redirectUri: string) {
   };
 }
 
+const GATEWAY_ADMIN = 'start-oidc-gateway-admin-0123456789abcdef';
+const AUTH_ADMIN = 'start-oidc-auth-admin-0123456789abcdef';
+
 describe('OIDC login in Chromium against portico start’s auth service', { timeout: 240_000 }, () => {
   const dir = tempDir();
   let op: Awaited<ReturnType<typeof startOpenIdProvider>>;
   let running: RunningStart;
   let browser: Awaited<ReturnType<typeof launchChromium>>;
   let sdkUrl: string;
+  let dashboardUrl: string;
 
   before(async () => {
     const authPort = await freePort();
@@ -63,9 +67,12 @@ describe('OIDC login in Chromium against portico start’s auth service', { time
       dataDir: dir.path,
       logLevel: 'warn',
       metrics: { enabled: false },
+      adminToken: GATEWAY_ADMIN,
+      dashboard: { enabled: true },
       networks: [{ name: 'local', chainId: 'eip155:31337', upstreams: ['http://127.0.0.1:9'] }],
       auth: {
         port: authPort,
+        adminToken: AUTH_ADMIN,
         masterKey: 'd'.repeat(64),
         verifiers: {
           'portico-oidc': {
@@ -81,6 +88,7 @@ describe('OIDC login in Chromium against portico start’s auth service', { time
       },
     });
     running = startInBackground(['--config', path]);
+    dashboardUrl = (await running.waitFor(/Dashboard\s+(\S+)/))[1];
     await running.waitFor(/Auth service\s+\S+/);
     browser = await launchChromium();
   });
@@ -148,5 +156,14 @@ describe('OIDC login in Chromium against portico start’s auth service', { time
     await assert.rejects(auth.login({ loginProvider: 'portico' }), /the login page refused the login/);
     assert.match(shown, /redirectUrl origin https:\/\/evil\.example is not allowed on this auth service/);
     assert.equal(auth.getPrivKey(), '');
+  });
+
+  test('the dashboard’s audit API shows the OIDC logins, for the gateway’s admin token only', async () => {
+    const audit = `${dashboardUrl}api/audit?event=login`;
+    const answer = await fetch(audit, { headers: { authorization: `Bearer ${GATEWAY_ADMIN}` } });
+    assert.equal(answer.status, 200);
+    const { entries } = (await answer.json()) as { entries: Array<{ detail: { verifier?: string } }> };
+    assert.ok(entries.some((e) => e.detail.verifier === 'portico-oidc'));
+    assert.equal((await fetch(audit, { headers: { authorization: `Bearer ${AUTH_ADMIN}` } })).status, 401);
   });
 });

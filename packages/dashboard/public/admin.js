@@ -1,14 +1,31 @@
 // The admin API as the views call it: a refused token signs the tab out; failures described for
 // people; the gateway's networks, fetched once per session.
-import { ApiError, adminRequest, clearToken } from './api.js';
+import { ApiError, adminRequest, clearToken, dashboardRequest } from './api.js';
 import { go, setFlash } from './navigation.js';
 
 /** Thrown after the gateway refused the session's token: the view is already the sign-in page. */
 export class SignedOut extends Error {}
 
 export async function api(method, path, body) {
+  return signOutOnRefusal(() => adminRequest(method, path, { body }));
+}
+
+/**
+ * The dashboard's own API (the audit trail), with the same sign-out on a refused token.
+ * @param {string} path
+ */
+export async function dashboardApi(path) {
+  return signOutOnRefusal(() => dashboardRequest(path));
+}
+
+/**
+ * @template T
+ * @param {() => Promise<T>} call
+ * @returns {Promise<T>}
+ */
+async function signOutOnRefusal(call) {
   try {
-    return await adminRequest(method, path, { body });
+    return await call();
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) {
       clearToken();

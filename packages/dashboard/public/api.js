@@ -27,7 +27,24 @@ export class ApiError extends Error {
  * @param {{ body?: unknown, token?: string | null }} [options]
  */
 export async function adminRequest(method, path, { body, token = getToken() } = {}) {
-  const url = `/admin${path}`;
+  return requestJson(method, `/admin${path}`, { body, token });
+}
+
+/**
+ * Calls the dashboard's own `api/<path>` (beside the page: the auth service's audit trail, which
+ * the gateway's dashboard handler fetches server-side), with the same token and errors.
+ * @param {string} path
+ */
+export async function dashboardRequest(path) {
+  return requestJson('GET', `api/${path}`, { token: getToken() });
+}
+
+/**
+ * @param {string} method
+ * @param {string} url
+ * @param {{ body?: unknown, token?: string | null }} options
+ */
+async function requestJson(method, url, { body, token }) {
   const headers = { authorization: `Bearer ${token ?? ''}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
   let response;

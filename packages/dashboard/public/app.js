@@ -6,6 +6,7 @@ import { clearToken, getToken } from './api.js';
 import { h } from './dom.js';
 import { go, setFlash, setRenderer } from './navigation.js';
 import { main, nav, nextTicket, show } from './view.js';
+import { auditView } from './views/audit.js';
 import { keyView } from './views/key.js';
 import { keysView } from './views/keys.js';
 import { newKeyView } from './views/new-key.js';
@@ -43,6 +44,7 @@ async function render() {
   if (path === '/keys/new') return newKeyView(ticket, params);
   if (path.startsWith('/keys/')) return keyView(ticket, decodeURIComponent(path.slice('/keys/'.length)));
   if (path === '/usage') return usageView(ticket, params);
+  if (path === '/audit') return auditView(ticket, params);
   show(
     ticket,
     'Not found',

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type AuthAdminSource, proxyAudit } from './audit-proxy.ts';
 
 /** Serves the dashboard for one request; false when the path is not the dashboard's. */
 export type DashboardHandler = (request: IncomingMessage, response: ServerResponse) => boolean;
@@ -10,6 +11,16 @@ export type DashboardHandler = (request: IncomingMessage, response: ServerRespon
 export type DashboardOptions = {
   /** Where the dashboard lives on the server, e.g. `/dashboard` (the default). */
   basePath?: string;
+  /**
+   * The gateway's admin token: a request to `<basePath>/api/audit*` must carry it (the page sends
+   * the one it signed in with). Without it those routes answer 404.
+   */
+  adminToken?: string;
+  /**
+   * The auth service whose audit trail the Audit page shows, read through its admin API with its own
+   * admin token (server-side only). Without it the page says no auth service is connected.
+   */
+  authAdmin?: AuthAdminSource;
 };
 
 export const DEFAULT_DASHBOARD_PATH = '/dashboard';
@@ -29,6 +40,7 @@ const PAGE_FILES = [
   'views/new-key.js',
   'views/key.js',
   'views/usage.js',
+  'views/audit.js',
   'api.js',
   'charts.js',
   'dom.js',
@@ -55,6 +67,11 @@ const SECURITY_HEADERS = {
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-cache',
 };
+
+const API_ROUTES = new Map<string, 'audit' | 'verify'>([
+  ['/api/audit', 'audit'],
+  ['/api/audit/verify', 'verify'],
+]);
 
 type StaticFile = { body: Buffer; contentType: string };
 
@@ -90,6 +107,14 @@ export function createDashboardHandler(options: DashboardOptions = {}): Dashboar
   return (request, response) => {
     const path = (request.url ?? '/').split('?')[0];
     if (path !== basePath && !path.startsWith(`${basePath}/`)) return false;
+    const apiRoute = API_ROUTES.get(path.slice(basePath.length));
+    if (apiRoute) {
+      void proxyAudit(request, response, apiRoute, options).catch(() => {
+        if (!response.headersSent) response.writeHead(500);
+        response.end();
+      });
+      return true;
+    }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       response.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' });
       response.end('method not allowed\n');

@@ -1,3 +1,4 @@
+export type { AuthAdminSource, AuthAdminTarget } from './audit-proxy.ts';
 export {
   createDashboardHandler,
   type DashboardHandler,

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadDevJwtKey, startAuthServer } from '@portico/auth-server';
+import type { AuthAdminTarget } from '@portico/dashboard';
 import {
   type Anvil,
   createDevFaucet,
@@ -95,6 +96,9 @@ export async function runDev(args: string[]): Promise<number> {
     const faucet = await createDevFaucet({ anvil, solana });
 
     const adminToken = dataDirSecret(dataDir, 'admin-token');
+    // The auth service's admin API has its own token; only the dashboard handler holds it.
+    const authAdminToken = dataDirSecret(dataDir, 'auth-admin-token');
+    let authAdmin: AuthAdminTarget | undefined;
     const gateway: Gateway = await startGateway(
       parseConfig({
         port,
@@ -106,7 +110,13 @@ export async function runDev(args: string[]): Promise<number> {
           { name: 'solana-local', kind: 'solana', chainId: solana.chainId, upstreams: [solana.url] },
         ],
       }),
-      { logger, extraHandlers: [...dashboardHandlers(true), createFaucetHandler(faucet)] },
+      {
+        logger,
+        extraHandlers: [
+          ...dashboardHandlers(true, { adminToken, authAdmin: () => authAdmin }),
+          createFaucetHandler(faucet),
+        ],
+      },
     );
     started.add(gateway);
     const apiKey = await ensureDevKey(gateway.keys, dataDir, values['api-key']);
@@ -119,8 +129,10 @@ export async function runDev(args: string[]): Promise<number> {
       devJwt: { key: await loadDevJwtKey(devJwtKeyFile(dataDir)) },
       onLogin: fundNewLogins(faucet, authLog),
       onLog: authLog,
+      adminToken: authAdminToken,
     });
     started.add(auth);
+    authAdmin = { url: auth.sdkUrl, adminToken: authAdminToken };
 
     // The reference wallet reads every chain through the gateway, metered on the dev key.
     const wallet = await startWallet({

@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startAuthServer } from '@portico/auth-server';
+import { type AuthServer, startAuthServer } from '@portico/auth-server';
+import type { AuthAdminTarget } from '@portico/dashboard';
 import { type Gateway, portNamed, printsBanner, type ServedPart, serveGateway } from '@portico/gateway';
 import { startWallet, walletBannerLines } from '@portico/wallet';
 import pino from 'pino';
@@ -62,11 +63,34 @@ export async function runStart(args: string[]): Promise<number> {
     if (unknown.length) throw new CliError(`wallet.networks: no network named ${unknown.join(', ')}`);
   }
   const configOut = values['config-out'];
+  // Set once the auth service of this process listens; the dashboard's Audit page reads through it.
+  const audit: { target?: AuthAdminTarget } = {};
   return serveGateway(config, {
     workers,
-    extraHandlers: dashboardHandlers(config.dashboard.enabled),
-    startParts: (gateway) => startParts(config, gateway, authOptions, configOut),
+    extraHandlers: dashboardHandlers(config.dashboard.enabled, {
+      adminToken: config.adminToken,
+      authAdmin: () => audit.target,
+    }),
+    startParts: async (gateway) => {
+      const served = await startParts(config, gateway, authOptions, configOut);
+      if (served.auth && authOptions?.adminToken)
+        audit.target = { url: localAuthUrl(served.auth, authOptions), adminToken: authOptions.adminToken };
+      return served;
+    },
   });
+}
+
+/** Where this process reaches its auth service: its own listening address, not its public one. */
+function localAuthUrl(
+  auth: AuthServer,
+  options: { publicUrl?: string; host?: string; port: number },
+): string {
+  if (options.publicUrl === undefined || options.port === 0) return auth.sdkUrl;
+  const host =
+    options.host === undefined || options.host === '0.0.0.0' || options.host === '::'
+      ? '127.0.0.1'
+      : options.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${options.port}`;
 }
 
 /** The auth service and the wallet, next to the gateway in this process. */
@@ -75,7 +99,7 @@ async function startParts(
   gateway: Gateway,
   authOptions: ReturnType<typeof productionAuthOptions> | undefined,
   configOut: string | undefined,
-): Promise<ServedPart> {
+): Promise<ServedPart & { auth?: AuthServer }> {
   const logger = pino({ level: config.logLevel });
   const parts = new StartedParts();
   const auth = authOptions
@@ -122,7 +146,7 @@ async function startParts(
     ...(out.auth ? [`Auth service     ${out.auth.sdkUrl}   (apps' sdkUrl; JWKS ${out.auth.jwksUrl})`] : []),
     ...(wallet ? walletBannerLines(wallet) : []),
   ];
-  return { close: parts.close, bannerLines };
+  return { close: parts.close, bannerLines, auth };
 }
 
 /**

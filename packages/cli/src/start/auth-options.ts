@@ -42,6 +42,7 @@ export function productionAuthOptions(
     allowedRedirects: auth.allowedRedirects,
     allowedRedirectOrigins: auth.allowedRedirectOrigins,
     maxSessionTime: auth.maxSessionTime,
+    adminToken: auth.adminToken,
     legacyNetwork: auth.legacyNetwork as StartAuthServerOptions['legacyNetwork'],
   };
 }

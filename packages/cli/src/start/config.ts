@@ -144,6 +144,8 @@ const authSchema = (env: NodeJS.ProcessEnv) =>
       ),
       allowedRedirects: optional(record(strings('redirect URLs or origins'))),
       allowedRedirectOrigins: optional(strings('origins')),
+      /** Turns the auth service's admin API on (32+ characters); the dashboard's Audit page uses it. */
+      adminToken: fromEnv(optionalString, env),
       maxSessionTime: optional(integer(1, 365 * 86_400)),
       legacyNetwork: optionalString,
     },
