@@ -5,7 +5,6 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Auth, MemoryStorage } from '@portico/auth';
 import {
   type AuthServer,
   loadDevJwtKey,
@@ -13,7 +12,7 @@ import {
   verifyWebhookSignature,
 } from '@portico/auth-server';
 import { tempDir } from '@portico/testkit';
-import { CLIENT_ID, post } from './helpers.ts';
+import { CLIENT_ID, loginWithJwt, post } from './helpers.ts';
 
 const SECRET = 'webhook-secret-0123456789abcdef-xyz';
 
@@ -72,14 +71,7 @@ describe('audit webhooks', { timeout: 60_000 }, () => {
 
   it('delivers a login entry, signed, after retrying a failed delivery; no token or key in it', async () => {
     const idToken = (await post(server.sdkUrl, '/dev/token', { sub: 'wendy' })).body.id_token;
-    const auth = await Auth.create(
-      { clientId: CLIENT_ID, network: 'sapphire_devnet', sdkUrl: server.sdkUrl },
-      { storage: new MemoryStorage() },
-    );
-    await auth.login({
-      loginProvider: 'jwt',
-      extraLoginOptions: { id_token: idToken, verifierIdField: 'sub' },
-    });
+    const auth = await loginWithJwt(server.sdkUrl, idToken);
     const accepted = await firstAccepted;
     assert.equal(deliveries[0].body, accepted.body, 'the failed delivery was retried with the same entry');
     assert.ok(verifyWebhookSignature(SECRET, accepted.timestamp, accepted.body, accepted.signature));

@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { encryptJsonTo, randomPrivKey, signStoreMessage, storeKeyOf } from '@portico/auth';
+import {
+  Auth,
+  encryptJsonTo,
+  MemoryStorage,
+  randomPrivKey,
+  signStoreMessage,
+  storeKeyOf,
+} from '@portico/auth';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 
 /** The clientId most tests use (a real-looking base64url project id). */
@@ -115,4 +122,17 @@ export async function park(
   });
   assert.equal(res.status, 201);
   return loginId;
+}
+
+/** Logs in through the built client library with a JWT (the custom-JWT verifier, `sub` as the user id). */
+export async function loginWithJwt(sdkUrl: string, idToken: string): Promise<Auth> {
+  const auth = await Auth.create(
+    { clientId: CLIENT_ID, network: 'sapphire_devnet', sdkUrl },
+    { storage: new MemoryStorage() },
+  );
+  await auth.login({
+    loginProvider: 'jwt',
+    extraLoginOptions: { id_token: idToken, verifierIdField: 'sub' },
+  });
+  return auth;
 }

@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { p256 } from '@noble/curves/nist.js';
-import { Auth, MemoryStorage } from '@portico/auth';
 import { type AuthServer, loadDevJwtKey, startAuthServer } from '@portico/auth-server';
 import { tempDir } from '@portico/testkit';
 import fc from 'fast-check';
@@ -14,7 +13,7 @@ import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import { SqliteStore } from '../src/store.ts';
 import { JwtVerifier } from '../src/verifiers/jwt.ts';
 import { canonicalJson } from '../src/verifiers/replay-mark.ts';
-import { CLIENT_ID, post } from './helpers.ts';
+import { loginWithJwt, post } from './helpers.ts';
 
 const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
@@ -152,17 +151,7 @@ describe("replay mark end to end: portico dev's /dev/token", { timeout: 120_000 
     dir.cleanup();
   });
 
-  const login = async (idToken: string) => {
-    const auth = await Auth.create(
-      { clientId: CLIENT_ID, network: 'sapphire_devnet', sdkUrl: server.sdkUrl },
-      { storage: new MemoryStorage() },
-    );
-    await auth.login({
-      loginProvider: 'jwt',
-      extraLoginOptions: { id_token: idToken, verifierIdField: 'sub' },
-    });
-    return auth;
-  };
+  const login = (idToken: string) => loginWithJwt(server.sdkUrl, idToken);
 
   it('a development token logs in once; its high-s and low-bit spellings are refused', async () => {
     const res = await post(server.sdkUrl, '/dev/token', { sub: 'mallory' });
