@@ -3,7 +3,7 @@
 // @portico/gateway, without the portico command's dev chains, auth service or wallet).
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { loadConfigFile } from './config/config.ts';
+import { ConfigError, loadConfigFile } from './config/config.ts';
 import { serveGateway } from './process/serve.ts';
 
 const HELP = `portico-gateway --config FILE [--workers N]
@@ -19,6 +19,24 @@ const ONE_LINE = new Set(['ConfigError', 'SchemaTooNewError', 'UsageError']);
 
 function usageError(message: string): Error {
   return Object.assign(new Error(message), { name: 'UsageError' });
+}
+
+/** The parts only `portico start` runs: a config written for it names them here. */
+const START_SECTIONS = ['dashboard', 'auth', 'wallet'];
+
+function withPartsHint<T>(load: () => T): T {
+  try {
+    return load();
+  } catch (error) {
+    const unknown =
+      error instanceof ConfigError && /^config has unknown field\(s\): ([^(]*)/.exec(error.message);
+    const parts = unknown ? unknown[1].split(/,\s*/).map((name) => name.trim()) : [];
+    if (parts.some((name) => START_SECTIONS.includes(name)))
+      throw new ConfigError(
+        `${(error as Error).message}; dashboard, auth and wallet run under portico start (@portico/cli), portico-gateway serves the gateway alone`,
+      );
+    throw error;
+  }
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -44,7 +62,7 @@ async function main(argv: string[]): Promise<number> {
   const workers = values.workers === undefined ? 1 : Number(values.workers);
   if (!Number.isInteger(workers) || workers < 1 || workers > 64)
     throw usageError('--workers must be an integer from 1 to 64');
-  const config = loadConfigFile(values.config);
+  const config = withPartsHint(() => loadConfigFile(values.config as string));
   config.adminToken ??= process.env.PORTICO_ADMIN_TOKEN;
   return serveGateway(config, { workers });
 }
