@@ -54,6 +54,7 @@ export {
   type EngineConnection,
   type JsonRpcResponse,
   type MultichainEngine,
+  REQUEST_SCOPES_METHOD,
   toJsonRpcError,
 } from './engine/engine.ts';
 export type {
