@@ -1,6 +1,16 @@
 // The browser-safe entry: the dapp client, its transports, CAIP types and validation, and the
 // wallet-side engine with its in-memory store. Nothing here reaches a Node built-in; the SQLite and
 // PostgreSQL stores and the WebSocket server are in `@portico/multichain/node`.
+
+export {
+  type BridgeMultichainProvider,
+  createWalletBridge,
+  type WalletBridge,
+  type WalletBridgeOptions,
+} from './bridge/bridge.ts';
+export { ProviderRpcError } from './bridge/connection.ts';
+export type { Eip1193Provider, Eip1193RequestArguments } from './bridge/eip1193.ts';
+export type { StandardSolanaWallet, StandardWalletAccount } from './bridge/solana-wallet.ts';
 export {
   invalidParamsError,
   MultichainErrorCode,
