@@ -106,4 +106,34 @@ describe('browser bridge: EIP-1193 over the origin session', () => {
     // Not connected: a method needing the session is the engine's 4100.
     assert.equal((await providerError(ethereum.request({ method: 'eth_blockNumber' }))).code, 4100);
   });
+
+  test('after a dropped connection the bridge says disconnect and reads the session again before answering', async () => {
+    const { engine } = createTestWallet();
+    // The in-process transport cannot drop; this wrapper drops it the way a closed WebSocket does.
+    const inner = createInProcessTransport(engine, { origin: ORIGIN });
+    const drops = new Set<(error: Error) => void>();
+    const transport = {
+      ...inner,
+      onDisconnect: (listener: (error: Error) => void) => {
+        drops.add(listener);
+        return () => drops.delete(listener);
+      },
+    };
+    const { ethereum } = createWalletBridge({
+      transport,
+      chains: ['eip155:1'],
+      name: 'Test',
+      icon: ICON,
+      origin: ORIGIN,
+    });
+    const disconnects: unknown[] = [];
+    ethereum.on('disconnect', (error) => disconnects.push((error as ProviderRpcError).code));
+    await ethereum.request({ method: 'eth_requestAccounts' });
+    await inner.close();
+    for (const listener of drops) listener(new Error('socket closed'));
+    // While it was down the wallet ended the session: the bridge heard nothing.
+    await engine.revokeSession(ORIGIN);
+    assert.deepEqual(disconnects, [4900]);
+    assert.deepEqual(await ethereum.request({ method: 'eth_accounts' }), []);
+  });
 });

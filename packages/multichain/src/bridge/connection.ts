@@ -28,6 +28,10 @@ export type BridgeSession = {
   readonly scopes: SessionScopes;
   /** Resolves once connected and the session is read. */
   ready: Promise<void>;
+  /** Resolves once the session is current: after a dropped connection, reconnects and reads it again. */
+  fresh: () => Promise<void>;
+  /** The connection to the wallet dropped (the session is read again on the next use). */
+  onDisconnect: (listener: (error: ProviderRpcError) => void) => () => void;
   request: (method: string, params: Json) => Promise<Json>;
   /** Asks the person for these scopes, added to the session (`portico_requestScopes`). */
   requestScopes: (scopes: ScopeRequest) => Promise<SessionScopes>;
@@ -44,7 +48,11 @@ export function createBridgeSession(transport: MultichainTransport): BridgeSessi
   const pending = new Map<number, { resolve: (value: Json) => void; reject: (error: Error) => void }>();
   const changes = createListeners<SessionScopes>();
   const notifies = createListeners<WalletNotification>();
+  const drops = createListeners<ProviderRpcError>();
   let scopes: SessionScopes = {};
+  // Notifications sent while the connection was down are lost: read the session again before use.
+  let stale = false;
+  let refreshing: Promise<void> | undefined;
   let nextId = 1;
 
   const apply = (next: SessionScopes) => {
@@ -75,9 +83,11 @@ export function createBridgeSession(transport: MultichainTransport): BridgeSessi
     } else if (method === 'wallet_notify') notifies.emit(message as WalletNotification);
   });
   transport.onDisconnect(() => {
-    for (const entry of pending.values())
-      entry.reject(new ProviderRpcError(4900, 'The connection to the wallet was lost.'));
+    stale = true;
+    const lost = new ProviderRpcError(4900, 'The connection to the wallet was lost.');
+    for (const entry of pending.values()) entry.reject(lost);
     pending.clear();
+    drops.emit(lost);
   });
 
   const request = async (method: string, params: Json): Promise<Json> => {
@@ -99,12 +109,32 @@ export function createBridgeSession(transport: MultichainTransport): BridgeSessi
     apply(scopesOf(await request('wallet_getSession', {})) ?? {});
   })();
 
+  const fresh = async () => {
+    await ready;
+    if (!stale) return;
+    refreshing ??= (async () => {
+      stale = false;
+      try {
+        apply(scopesOf(await request('wallet_getSession', {})) ?? {});
+      } catch (error) {
+        stale = true;
+        throw error;
+      }
+    })().finally(() => {
+      refreshing = undefined;
+    });
+    await refreshing;
+  };
+
   return {
     get scopes() {
       return scopes;
     },
     ready,
+    fresh,
+    onDisconnect: (listener) => drops.add(listener),
     async request(method, params) {
+      await fresh();
       const result = await request(method, params);
       // A session this page made or read through the Multichain API is the one every interface shows.
       if (method === 'wallet_createSession' || method === 'wallet_getSession') {
@@ -114,13 +144,13 @@ export function createBridgeSession(transport: MultichainTransport): BridgeSessi
       return result;
     },
     async requestScopes(asked) {
-      await ready;
+      await fresh();
       const next = scopesOf(await request(REQUEST_SCOPES_METHOD, { optionalScopes: asked })) ?? {};
       apply(next);
       return next;
     },
     async revokeScopes(revoked) {
-      await ready;
+      await fresh();
       if (revoked.length === 0) return;
       await request('wallet_revokeSession', { scopes: revoked });
       apply(Object.fromEntries(Object.entries(scopes).filter(([scope]) => !revoked.includes(scope))));

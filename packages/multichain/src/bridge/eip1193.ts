@@ -76,6 +76,7 @@ export function createEip1193Provider(
     if (scope === chain && inner.method === 'eth_subscription')
       emit('message', { type: 'eth_subscription', data: inner.params });
   });
+  session.onDisconnect((error) => emit('disconnect', error));
   session.ready.then(
     () => emit('connect', { chainId: hexChainId() }),
     () => emit('disconnect', new ProviderRpcError(4900, 'The wallet could not be reached.')),
@@ -113,15 +114,15 @@ export function createEip1193Provider(
       case 'net_version':
         return BigInt(chain?.split(':')[1] ?? '0').toString(10);
       case 'eth_accounts':
-        await session.ready;
+        await session.fresh();
         return accounts();
       case 'eth_requestAccounts': {
-        await session.ready;
+        await session.fresh();
         const granted = accounts();
         return granted.length > 0 ? granted : connectAccounts();
       }
       case 'wallet_getPermissions':
-        await session.ready;
+        await session.fresh();
         return permissions();
       case 'wallet_requestPermissions':
         if (!asksForAccounts(params))
@@ -131,7 +132,7 @@ export function createEip1193Provider(
       case 'wallet_revokePermissions':
         if (!asksForAccounts(params))
           throw new ProviderRpcError(-32602, 'Only the eth_accounts permission can be revoked.');
-        await session.ready;
+        await session.fresh();
         await session.revokeScopes(Object.keys(session.scopes).filter(isEip155Scope));
         return null;
       case 'wallet_switchEthereumChain': {

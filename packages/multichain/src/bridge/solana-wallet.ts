@@ -148,7 +148,7 @@ export function createSolanaStandardWallet(
       'standard:connect': {
         version: '1.0.0',
         async connect(input) {
-          await session.ready;
+          await session.fresh();
           if (accounts.length > 0 || input?.silent) return { accounts };
           if (scopes.length === 0) throw new ProviderRpcError(4900, 'The wallet serves no Solana chain.');
           await session.requestScopes(
@@ -160,7 +160,7 @@ export function createSolanaStandardWallet(
       'standard:disconnect': {
         version: '1.0.0',
         async disconnect() {
-          await session.ready;
+          await session.fresh();
           await session.revokeScopes(
             Object.keys(session.scopes).filter((scope) => scope.startsWith('solana:')),
           );
