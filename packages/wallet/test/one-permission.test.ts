@@ -80,6 +80,7 @@ describe('one permission behind EIP-1193, the Wallet Standard and the Multichain
     const evmAsk = await waitForApproval(wallet);
     assert.equal(evmAsk.origin, ORIGIN);
     assert.deepEqual(Object.keys(evmAsk.scopes), [EVM]);
+    assert.deepEqual(evmAsk.keeps, []);
     await answer(wallet, evmAsk.id, { approved: true, accounts: { eip155: [evm0] } });
     assert.deepEqual(await requested, [evm0]);
     assert.deepEqual(accountsOf(await session(), EVM), [evm0]);
@@ -89,6 +90,7 @@ describe('one permission behind EIP-1193, the Wallet Standard and the Multichain
     const connected = bridge.solana.features['standard:connect'].connect();
     const solanaAsk = await waitForApproval(wallet);
     assert.deepEqual(Object.keys(solanaAsk.scopes), [SOLANA]);
+    assert.deepEqual(solanaAsk.keeps, [EVM]);
     await answer(wallet, solanaAsk.id, { approved: true, accounts: { solana: [sol0] } });
     assert.deepEqual(
       (await connected).accounts.map((account) => account.address),
@@ -107,6 +109,7 @@ describe('one permission behind EIP-1193, the Wallet Standard and the Multichain
     });
     const again = await waitForApproval(wallet);
     assert.deepEqual(Object.keys(again.scopes), [EVM]);
+    assert.deepEqual(again.keeps, [SOLANA]);
     await answer(wallet, again.id, { approved: true, accounts: { eip155: [evm1] } });
     const permissions = (await permitted) as { parentCapability: string; caveats: { value: string[] }[] }[];
     assert.equal(permissions[0].parentCapability, 'eth_accounts');
@@ -173,12 +176,13 @@ async function api(wallet: Wallet, path: string, init: RequestInit = {}) {
 /** Waits for the wallet to list a pending approval (bounded by the test runner's timeout). */
 async function waitForApproval(
   wallet: Wallet,
-): Promise<{ id: string; origin: string; scopes: Record<string, unknown> }> {
+): Promise<{ id: string; origin: string; scopes: Record<string, unknown>; keeps?: string[] }> {
   for (;;) {
     const list = (await api(wallet, '/api/approvals')) as {
       id: string;
       origin: string;
       scopes: Record<string, unknown>;
+      keeps?: string[];
     }[];
     if (list.length > 0) return list[0];
     await new Promise((resolve) => setTimeout(resolve, 20));

@@ -73,8 +73,20 @@ export async function walletCreateSession(
     );
   }
 
+  const keeps = merge
+    ? Object.keys((await hooks.getSession?.(origin))?.sessionScopes ?? {}).filter(
+        (scope) => !grantable.has(scope),
+      )
+    : undefined;
   const decision = await hooks.approve(
-    { origin, scopes: offered, accounts, preselected, sessionProperties: properties },
+    {
+      origin,
+      scopes: offered,
+      accounts,
+      preselected,
+      sessionProperties: properties,
+      ...(keeps ? { keeps } : {}),
+    },
     { signal: signal ?? new AbortController().signal },
   );
   if (!decision.approved) throw userRejectedError();

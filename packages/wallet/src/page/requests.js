@@ -50,6 +50,15 @@ function renderConnection(request) {
     [
       el('h3', { textContent: 'Connection request' }),
       el('p', {}, ['From ', el('span', { className: 'origin', textContent: request.origin })]),
+      ...(request.keeps?.length
+        ? [
+            el('p', { className: 'keeps' }, [
+              "Adds to this site's connection, which keeps ",
+              el('code', { textContent: request.keeps.join(', ') }),
+              ' whatever you answer.',
+            ]),
+          ]
+        : []),
       el('fieldset', {}, [el('legend', { textContent: 'Networks' }), ...scopeBoxes]),
       el('fieldset', {}, [
         el('legend', { textContent: 'Accounts' }),
