@@ -1,6 +1,17 @@
 // The browser-safe entry: the dapp client, its transports, CAIP types and validation, and the
 // wallet-side engine with its in-memory store. Nothing here reaches a Node built-in; the SQLite and
 // PostgreSQL stores and the WebSocket server are in `@portico/multichain/node`.
+
+export { announceWalletBridge, IN_PAGE_TARGET_TYPE, type WalletIdentity } from './bridge/announce.ts';
+export {
+  type BridgeMultichainProvider,
+  createWalletBridge,
+  type WalletBridge,
+  type WalletBridgeOptions,
+} from './bridge/bridge.ts';
+export { ProviderRpcError } from './bridge/connection.ts';
+export type { Eip1193Provider, Eip1193RequestArguments } from './bridge/eip1193.ts';
+export type { StandardSolanaWallet, StandardWalletAccount } from './bridge/solana-wallet.ts';
 export {
   invalidParamsError,
   MultichainErrorCode,
@@ -54,6 +65,7 @@ export {
   type EngineConnection,
   type JsonRpcResponse,
   type MultichainEngine,
+  REQUEST_SCOPES_METHOD,
   toJsonRpcError,
 } from './engine/engine.ts';
 export type {

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createMemorySessionStore, MultichainRpcError, type SupportedScopes } from '../src/index.ts';
+import {
+  createMemorySessionStore,
+  MultichainRpcError,
+  REQUEST_SCOPES_METHOD,
+  type SupportedScopes,
+} from '../src/index.ts';
 import {
   ACCOUNT_A,
   ACCOUNT_B,
@@ -299,6 +304,58 @@ describe('other methods', () => {
     const { engine } = createTestWallet();
     const response = await engine.connect('https://dapp.example', () => {}).handle({ id: 1, method: 5 });
     assert.equal(response && 'error' in response ? response.error.code : 0, -32600);
+  });
+});
+
+describe('portico_requestScopes (one permission behind every interface)', () => {
+  test('adds the approved scopes to the session, keeps the others, and tells the other connections', async () => {
+    const { engine, setApprove } = createTestWallet();
+    const { client } = connectDapp(engine);
+    const other = connectDapp(engine);
+    await client.createSession({ optionalScopes: { 'eip155:1': eip155Scope } });
+    await other.client.getSession();
+    const changed = nextNotification(other.client, (n) => n.method === 'wallet_sessionChanged');
+    setApprove(() => ({ approved: true, accounts: { eip155: [ACCOUNT_B] } }));
+    const bridge = engine.connect('https://dapp.example', () => {});
+    const response = await bridge.handle({
+      jsonrpc: '2.0',
+      id: 7,
+      method: REQUEST_SCOPES_METHOD,
+      params: { optionalScopes: { 'eip155:10': eip155Scope } },
+    });
+    const expected = {
+      'eip155:1': grantedScope('eip155:1', ACCOUNT_A, ACCOUNT_B),
+      'eip155:10': grantedScope('eip155:10', ACCOUNT_B),
+    };
+    assert.deepEqual(response, {
+      jsonrpc: '2.0',
+      id: 7,
+      result: { sessionScopes: expected, sessionProperties: {} },
+    });
+    assert.deepEqual((await changed).params, { sessionScopes: expected });
+    assert.deepEqual((await client.getSession()).sessionScopes, expected);
+  });
+  test('asking again for a scope already granted replaces only that scope; a rejection changes nothing', async () => {
+    const { engine, setApprove } = createTestWallet();
+    const { client } = connectDapp(engine);
+    await client.createSession({ optionalScopes: { 'eip155:1': eip155Scope, 'eip155:10': eip155Scope } });
+    const bridge = engine.connect('https://dapp.example', () => {});
+    const ask = (id: number) =>
+      bridge.handle({
+        jsonrpc: '2.0',
+        id,
+        method: REQUEST_SCOPES_METHOD,
+        params: { optionalScopes: { 'eip155:10': eip155Scope } },
+      });
+    setApprove(() => ({ approved: false }));
+    const rejected = await ask(1);
+    assert.equal(rejected && 'error' in rejected ? rejected.error.code : 0, 4001);
+    setApprove(() => ({ approved: true, accounts: { eip155: [ACCOUNT_A] } }));
+    await ask(2);
+    assert.deepEqual((await client.getSession()).sessionScopes, {
+      'eip155:1': grantedScope('eip155:1', ACCOUNT_A, ACCOUNT_B),
+      'eip155:10': grantedScope('eip155:10', ACCOUNT_A),
+    });
   });
 });
 

@@ -6,29 +6,55 @@ import type { SigningRequest } from './signing/types.ts';
 /** A dapp asks to connect (wallet_createSession): the person picks networks and accounts. */
 export type PendingConnection = { kind: 'connection'; id: string; createdAt: string } & ApprovalRequest;
 /** A dapp asks the wallet to sign (or sign and send): the person approves or rejects it. */
-export type PendingSignature = { kind: 'signature'; id: string; createdAt: string } & SigningRequest;
+export type PendingSignature = {
+  kind: 'signature';
+  id: string;
+  createdAt: string;
+  /** When the request is answered with `REQUEST_EXPIRED` if no one decides first. */
+  expiresAt: string;
+} & SigningRequest;
+/** A signing request nobody answered in time (the approval page lists the latest). */
+export type ExpiredSignature = {
+  id: string;
+  origin: string;
+  method: string;
+  title: string;
+  expiredAt: string;
+};
 export type PendingApproval = PendingConnection | PendingSignature;
 
-/** How a signing request ended: answered, or withdrawn because its account left the wallet. */
-export type SignatureOutcome = 'approved' | 'rejected' | 'account-removed';
+/** How a signing request ended: answered, withdrawn because its account left the wallet, or expired. */
+export type SignatureOutcome = 'approved' | 'rejected' | 'account-removed' | 'expired';
 
-type Entry = { view: PendingApproval; resolve: (decision: ApprovalDecision | 'account-removed') => void };
+type Ending = ApprovalDecision | 'account-removed' | 'expired';
+type Entry = { view: PendingApproval; resolve: (decision: Ending) => void };
+
+/** How long a signing request waits for a person by default: 5 minutes (WalletConnect's default too). */
+export const DEFAULT_REQUEST_EXPIRY_MS = 5 * 60_000;
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const EXPIRED_KEPT = 10;
 
 /**
  * Requests waiting for a person, connections and signatures alike: each resolves when the approval
  * page answers it. One request per origin waits at a time, whatever its kind (another is -32002, as
  * MetaMask answers a second connection request); a request whose dapp disconnects is dropped.
  */
-export function createApprovalQueue(queueOptions: { onLog?: (line: string) => void } = {}) {
+export function createApprovalQueue(
+  queueOptions: { onLog?: (line: string) => void; requestExpiryMs?: number } = {},
+) {
   const pending = new Map<string, Entry>();
+  const expired: ExpiredSignature[] = [];
   const log = queueOptions.onLog ?? (() => {});
+  const expiryMs = queueOptions.requestExpiryMs ?? DEFAULT_REQUEST_EXPIRY_MS;
+  if (!Number.isInteger(expiryMs) || expiryMs <= 0 || expiryMs > MAX_TIMER_MS)
+    throw new Error(`requestExpiryMs must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`);
 
   function enqueue(
     view: PendingApproval,
     method: string,
     signal: AbortSignal | undefined,
     asks: string,
-  ): Promise<ApprovalDecision | 'account-removed'> {
+  ): Promise<Ending> {
     if ([...pending.values()].some((entry) => entry.view.origin === view.origin)) {
       return Promise.reject(
         new RpcError(
@@ -39,13 +65,38 @@ export function createApprovalQueue(queueOptions: { onLog?: (line: string) => vo
     }
     log(`wallet: ${view.origin} asks for ${asks}; waiting for the approval page`);
     return new Promise((resolve) => {
-      pending.set(view.id, { view, resolve });
+      // A signing request waits at most expiryMs: the dapp hears REQUEST_EXPIRED, the page says so.
+      const timer =
+        view.kind === 'signature'
+          ? setTimeout(() => {
+              if (!pending.delete(view.id)) return;
+              expired.unshift({
+                id: view.id,
+                origin: view.origin,
+                method: view.method,
+                title: view.details.title,
+                expiredAt: new Date().toISOString(),
+              });
+              expired.length = Math.min(expired.length, EXPIRED_KEPT);
+              log(`wallet: ${view.method} of ${view.origin} expired unanswered after ${expiryMs} ms`);
+              resolve('expired');
+            }, expiryMs)
+          : undefined;
+      pending.set(view.id, {
+        view,
+        resolve: (ending) => {
+          clearTimeout(timer);
+          resolve(ending);
+        },
+      });
       signal?.addEventListener(
         'abort',
         () => {
-          if (!pending.delete(view.id)) return;
+          const entry = pending.get(view.id);
+          if (!entry) return;
+          pending.delete(view.id);
           log(`wallet: ${view.origin} disconnected or its session ended; its pending request was dropped`);
-          resolve({ approved: false });
+          entry.resolve({ approved: false });
         },
         { once: true },
       );
@@ -63,22 +114,29 @@ export function createApprovalQueue(queueOptions: { onLog?: (line: string) => vo
       const view: PendingConnection = { kind: 'connection', ...stamp(), ...request };
       const scopes = Object.keys(request.scopes).join(', ');
       const decision = await enqueue(view, 'wallet_createSession', options.signal, scopes);
-      return decision === 'account-removed' ? { approved: false } : decision;
+      return decision === 'account-removed' || decision === 'expired' ? { approved: false } : decision;
     },
     /** Queues a signing request until the approval page answers it (or its account leaves the wallet). */
     async requestSignature(
       request: SigningRequest,
       options: { signal?: AbortSignal } = {},
     ): Promise<SignatureOutcome> {
-      const view: PendingSignature = { kind: 'signature', ...stamp(), ...request };
+      const expiresAt = new Date(Date.now() + expiryMs).toISOString();
+      const view: PendingSignature = { kind: 'signature', ...stamp(), expiresAt, ...request };
       const asks = `${request.method} on ${request.scope}`;
       const decision = await enqueue(view, request.method, options.signal, asks);
-      if (decision === 'account-removed') return decision;
+      if (decision === 'account-removed' || decision === 'expired') return decision;
       return decision.approved ? 'approved' : 'rejected';
     },
     list(): PendingApproval[] {
       return [...pending.values()].map((entry) => entry.view);
     },
+    /** The latest signing requests that expired unanswered, newest first. */
+    expired(): ExpiredSignature[] {
+      return [...expired];
+    },
+    /** How long a signing request waits for a person. */
+    expiryMs,
     /** Answers a pending request (a signature reads only `approved`); false when there is no such request. */
     decide(id: string, decision: ApprovalDecision): boolean {
       const entry = pending.get(id);

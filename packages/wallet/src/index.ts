@@ -37,7 +37,7 @@ export {
   type WalletLoginStart,
   type WalletUser,
 } from './login.ts';
-export { createRpcClient, type RpcClient, RpcError } from './rpc.ts';
+export { createRpcClient, REQUEST_EXPIRED_CODE, type RpcClient, RpcError } from './rpc.ts';
 export type { AccountView, BalanceView } from './server.ts';
 export { describeEvmTransaction, describeTypedData } from './signing/eip155.ts';
 export { describeMessage } from './signing/message.ts';

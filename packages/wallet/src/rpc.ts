@@ -12,6 +12,9 @@ export class RpcError extends Error {
   }
 }
 
+/** The error code of a signing request nobody answered in time (WalletConnect's "Request expired"). */
+export const REQUEST_EXPIRED_CODE = 8000;
+
 export type RpcClient = { url: string; request: (method: string, params?: Json) => Promise<Json> };
 
 /** Plain JSON-RPC over HTTP to a chain's RPC URL (in `portico dev`, the gateway's `<baseUrl>/v3/<apiKey>`). */

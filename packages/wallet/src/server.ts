@@ -147,6 +147,7 @@ export function createWalletServer(deps: {
   async function api(req: IncomingMessage, res: ServerResponse, path: string) {
     if (req.method === 'GET') {
       if (path === '/api/approvals') return send(res, 200, approvals.list());
+      if (path === '/api/approvals/expired') return send(res, 200, approvals.expired());
       if (path === '/api/sessions') return send(res, 200, await engine.listSessions());
       if (path === '/api/account') return send(res, 200, account.view());
       if (path === '/api/balances') return send(res, 200, await account.balances());

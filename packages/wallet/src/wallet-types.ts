@@ -46,6 +46,11 @@ export type StartWalletOptions = {
   /** Token for the approval page's API; default random per start. */
   approvalToken?: string;
   /** Polling period for subscriptions on chains without wsRpcUrl; default 1 000 ms. */
+  /**
+   * How long a signing request waits on the approval page before the dapp is answered with
+   * `REQUEST_EXPIRED_CODE` (8000); default 300 000 (5 minutes).
+   */
+  requestExpiryMs?: number;
   pollingIntervalMs?: number;
   onLog?: (line: string) => void;
 };

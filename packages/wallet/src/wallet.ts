@@ -22,7 +22,7 @@ import {
   type SolanaAccount,
 } from './keyring.ts';
 import { createLoginSessions, type LoginSessions } from './login.ts';
-import { RpcError } from './rpc.ts';
+import { REQUEST_EXPIRED_CODE, RpcError } from './rpc.ts';
 import { type AccountView, type BalanceView, createWalletServer, HttpError } from './server.ts';
 import type { ConfirmSigning } from './signing/types.ts';
 import type { StartWalletOptions, Wallet, WalletChainConfig } from './wallet-types.ts';
@@ -38,7 +38,7 @@ export async function startWallet(options: StartWalletOptions): Promise<Wallet> 
   let accountSource: 'dev' | 'login' | 'none' =
     (options.initialAccounts ?? (options.auth ? 'none' : 'dev')) === 'dev' ? 'dev' : 'none';
   const keyring = createKeyring({ mnemonic: accountSource === 'dev' ? mnemonic : null, accountCount });
-  const approvals = createApprovalQueue({ onLog: log });
+  const approvals = createApprovalQueue({ onLog: log, requestExpiryMs: options.requestExpiryMs });
   // Assigned below; signing requests only arrive once the engine serves connections.
   let engine: MultichainEngine;
 
@@ -49,6 +49,13 @@ export async function startWallet(options: StartWalletOptions): Promise<Wallet> 
     }
     const outcome = await approvals.requestSignature(request, { signal });
     if (outcome === 'rejected') throw new RpcError(4001, 'User rejected the request.');
+    if (outcome === 'expired') {
+      const seconds = approvals.expiryMs / 1000;
+      throw new RpcError(
+        REQUEST_EXPIRED_CODE,
+        `Request expired: nobody answered it on the wallet's approval page within ${seconds} s.`,
+      );
+    }
     // The account may have left the session (or the wallet) while the person decided.
     const scopes = (await engine.getSession(request.origin))?.sessionScopes ?? {};
     const granted = Object.hasOwn(scopes, request.scope)

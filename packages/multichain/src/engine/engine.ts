@@ -74,6 +74,15 @@ export type MultichainEngine = {
   close: () => Promise<void>;
 };
 
+/**
+ * Portico's extension of CAIP-25: the parameters of wallet_createSession, but the approved scopes are
+ * added to the origin's session rather than replacing it (the browser bridge's EIP-1193
+ * eth_requestAccounts / wallet_requestPermissions and Wallet Standard connect use it, so each
+ * interface changes only its own namespace of the one per-origin permission). Resolves with the
+ * whole session; the origin's other connections hear wallet_sessionChanged.
+ */
+export const REQUEST_SCOPES_METHOD = 'portico_requestScopes';
+
 const DEFAULT_SESSION_PROPERTIES = ['solana_accountChanged_notifications'];
 
 /**
@@ -127,7 +136,8 @@ export function createMultichainEngine(options: CreateMultichainEngineOptions): 
 
   async function dispatch({ origin, signal, send }: Caller, method: string, params: unknown): Promise<Json> {
     switch (method) {
-      case 'wallet_createSession': {
+      case 'wallet_createSession':
+      case REQUEST_SCOPES_METHOD: {
         // The origin's other connections (other tabs) hear of a new or replaced session at once
         // instead of finding out through 4100; the caller has the result.
         const setSession = async (target: string, session: Session) => {
@@ -136,11 +146,14 @@ export function createMultichainEngine(options: CreateMultichainEngineOptions): 
           if (!sameScopes(previous?.sessionScopes, session.sessionScopes))
             sendToOrigin(target, sessionChanged(session.sessionScopes), send);
         };
+        const merge = method === REQUEST_SCOPES_METHOD;
         const session = await walletCreateSession(
-          { origin, params, knownSessionProperties, signal, log },
+          { origin, params, knownSessionProperties, signal, log, merge },
           { ...options, ...sessionHooks, setSession },
         );
-        log(`multichain: session created for ${origin}: ${Object.keys(session.sessionScopes).join(', ')}`);
+        log(
+          `multichain: session ${merge ? 'extended' : 'created'} for ${origin}: ${Object.keys(session.sessionScopes).join(', ')}`,
+        );
         return session;
       }
       case 'wallet_getSession':

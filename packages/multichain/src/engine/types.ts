@@ -14,6 +14,11 @@ export type ApprovalRequest = {
   /** Per namespace, the requested addresses the wallet holds: preselect them. */
   preselected: Record<string, string[]>;
   sessionProperties: SessionProperties;
+  /**
+   * Only for `portico_requestScopes` (adding to the session): the scopes the origin's session
+   * already has that stay whatever the answer, so the person sees the request adds to them.
+   */
+  keeps?: ScopeString[];
 };
 
 /** The person's answer: reject, or approve some scopes (default all) with chosen addresses per namespace. */

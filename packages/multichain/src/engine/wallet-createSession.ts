@@ -15,6 +15,12 @@ export type WalletCreateSessionParameters = {
   signal?: AbortSignal;
   /** Told what was dropped as unsupported (one line each). */
   log?: (line: string) => void;
+  /**
+   * Add the approved scopes to the origin's session instead of replacing it (`portico_requestScopes`,
+   * what EIP-1193's eth_requestAccounts and the Wallet Standard's connect do): scopes not asked for
+   * stay as they are, so connecting one namespace never drops another.
+   */
+  merge?: boolean;
 };
 export type WalletCreateSessionReturnType = Required<Session>;
 
@@ -26,9 +32,10 @@ export type WalletCreateSessionReturnType = Required<Session>;
  * store the approved session for the origin, replacing any earlier one.
  */
 export async function walletCreateSession(
-  { origin, params, knownSessionProperties, signal, log }: WalletCreateSessionParameters,
+  { origin, params, knownSessionProperties, signal, log, merge }: WalletCreateSessionParameters,
   hooks: Pick<MultichainHooks, 'getSupportedScopes' | 'getAccounts' | 'approve'> &
-    Pick<SessionHooks, 'setSession' | 'endSessionWork'>,
+    Pick<SessionHooks, 'setSession' | 'endSessionWork'> &
+    Partial<Pick<SessionHooks, 'getSession'>>,
 ): Promise<WalletCreateSessionReturnType> {
   const { requiredScopes, optionalScopes, sessionProperties } = assertCreateSessionParams(params);
   const properties = filterSessionProperties(sessionProperties, knownSessionProperties);
@@ -66,8 +73,20 @@ export async function walletCreateSession(
     );
   }
 
+  const keeps = merge
+    ? Object.keys((await hooks.getSession?.(origin))?.sessionScopes ?? {}).filter(
+        (scope) => !grantable.has(scope),
+      )
+    : undefined;
   const decision = await hooks.approve(
-    { origin, scopes: offered, accounts, preselected, sessionProperties: properties },
+    {
+      origin,
+      scopes: offered,
+      accounts,
+      preselected,
+      sessionProperties: properties,
+      ...(keeps ? { keeps } : {}),
+    },
     { signal: signal ?? new AbortController().signal },
   );
   if (!decision.approved) throw userRejectedError();
@@ -101,6 +120,16 @@ export async function walletCreateSession(
       notifications,
       accounts: chosen.map((address) => `${scope}:${address}` as CaipAccountId),
     };
+  }
+  if (merge) {
+    // The other scopes' work (subscriptions) goes on: only the asked-for scopes change.
+    const existing = await hooks.getSession?.(origin);
+    const merged = {
+      sessionScopes: { ...existing?.sessionScopes, ...sessionScopes },
+      sessionProperties: { ...existing?.sessionProperties, ...properties },
+    };
+    await hooks.setSession(origin, merged);
+    return merged;
   }
   const session = { sessionScopes, sessionProperties: properties };
   hooks.endSessionWork(origin);

@@ -50,6 +50,15 @@ function renderConnection(request) {
     [
       el('h3', { textContent: 'Connection request' }),
       el('p', {}, ['From ', el('span', { className: 'origin', textContent: request.origin })]),
+      ...(request.keeps?.length
+        ? [
+            el('p', { className: 'keeps' }, [
+              "Adds to this site's connection, which keeps ",
+              el('code', { textContent: request.keeps.join(', ') }),
+              ' whatever you answer.',
+            ]),
+          ]
+        : []),
       el('fieldset', {}, [el('legend', { textContent: 'Networks' }), ...scopeBoxes]),
       el('fieldset', {}, [
         el('legend', { textContent: 'Accounts' }),
@@ -93,6 +102,10 @@ function renderSignature(request) {
       el('h3', { textContent: details.title }),
       el('p', { className: 'summary', textContent: details.summary }),
       detailsList(rows),
+      el('p', {
+        className: 'expiry',
+        textContent: `Expires at ${new Date(request.expiresAt).toLocaleTimeString()} if not answered.`,
+      }),
       actions(request, () => ({ approved: true })),
     ],
   );
@@ -178,4 +191,20 @@ export function updateRequests(approvals) {
     announce(`New ${what.toLowerCase()} from ${request.origin}.`);
   }
   requestsEl.querySelector('.empty')?.toggleAttribute('hidden', rendered.size > 0);
+}
+
+const expiredShown = new Set();
+
+/** Says which signing requests expired unanswered (the dapp was told), newest first, once each. */
+export function updateExpired(expired) {
+  const list = $('expired');
+  for (const item of [...expired].reverse()) {
+    if (expiredShown.has(item.id)) continue;
+    expiredShown.add(item.id);
+    const at = new Date(item.expiredAt).toLocaleTimeString();
+    const text = `${item.title} from ${item.origin} expired at ${at}: nobody answered it in time, and the site was told.`;
+    list.prepend(el('li', { className: 'expired', textContent: text }));
+    announce(text);
+  }
+  list.toggleAttribute('hidden', list.children.length === 0);
 }

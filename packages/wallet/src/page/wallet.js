@@ -5,16 +5,18 @@
 // This is the entry (ES modules): it refreshes the parts every half second.
 import { updateAccount, watchLoginPopup } from './account.js';
 import { announce, call, refresh, setRefresher, statusEl } from './page.js';
-import { renderSessions, updateRequests } from './requests.js';
+import { renderSessions, updateExpired, updateRequests } from './requests.js';
 
 async function refreshOnce() {
   try {
-    const [approvals, sessions, view] = await Promise.all([
+    const [approvals, expired, sessions, view] = await Promise.all([
       call('GET', '/api/approvals'),
+      call('GET', '/api/approvals/expired'),
       call('GET', '/api/sessions'),
       call('GET', '/api/account'),
     ]);
     updateRequests(approvals);
+    updateExpired(expired);
     renderSessions(sessions);
     await updateAccount(view);
     if (statusEl.textContent === 'Loading…' || statusEl.dataset.error) {

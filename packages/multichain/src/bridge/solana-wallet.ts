@@ -1,0 +1,233 @@
+import { base58, base64 } from '@scure/base';
+import { own } from '../caip/own.ts';
+import type { Json, SessionScopes } from '../caip/types.ts';
+import { accountsIn, type BridgeSession, ProviderRpcError } from './connection.ts';
+
+// The Wallet Standard's shapes (@wallet-standard/base, @solana/wallet-standard-features), written
+// out so the bridge depends on no more than it uses.
+type IdentifierString = `${string}:${string}`;
+export type StandardWalletAccount = {
+  readonly address: string;
+  readonly publicKey: Uint8Array;
+  readonly chains: readonly IdentifierString[];
+  readonly features: readonly IdentifierString[];
+};
+type ChangeListener = (properties: { accounts?: readonly StandardWalletAccount[] }) => void;
+type SignInput = { account: StandardWalletAccount; chain?: IdentifierString };
+
+/** A Solana wallet as `@wallet-standard/app`'s `getWallets()` lists it. */
+export type StandardSolanaWallet = {
+  readonly version: '1.0.0';
+  readonly name: string;
+  readonly icon: `data:image/${'svg+xml' | 'webp' | 'png' | 'gif'};base64,${string}`;
+  readonly chains: readonly IdentifierString[];
+  readonly accounts: readonly StandardWalletAccount[];
+  readonly features: {
+    'standard:connect': {
+      version: '1.0.0';
+      connect: (input?: { silent?: boolean }) => Promise<{ accounts: readonly StandardWalletAccount[] }>;
+    };
+    'standard:disconnect': { version: '1.0.0'; disconnect: () => Promise<void> };
+    'standard:events': { version: '1.0.0'; on: (event: 'change', listener: ChangeListener) => () => void };
+    'solana:signMessage': {
+      version: '1.0.0';
+      signMessage: (
+        ...inputs: (SignInput & { message: Uint8Array })[]
+      ) => Promise<{ signedMessage: Uint8Array; signature: Uint8Array; signatureType: 'ed25519' }[]>;
+    };
+    'solana:signTransaction': {
+      version: '1.0.0';
+      supportedTransactionVersions: readonly ('legacy' | 0)[];
+      signTransaction: (
+        ...inputs: (SignInput & { transaction: Uint8Array })[]
+      ) => Promise<{ signedTransaction: Uint8Array }[]>;
+    };
+    'solana:signAndSendTransaction': {
+      version: '1.0.0';
+      supportedTransactionVersions: readonly ('legacy' | 0)[];
+      signAndSendTransaction: (
+        ...inputs: (SignInput & { transaction: Uint8Array; options?: Record<string, Json> })[]
+      ) => Promise<{ signature: Uint8Array }[]>;
+    };
+  };
+};
+
+/** CAIP-2 ids of the public clusters and their Wallet Standard names; other chains keep their CAIP-2 id. */
+const CLUSTERS: Record<string, IdentifierString> = {
+  'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp': 'solana:mainnet',
+  'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1': 'solana:devnet',
+  'solana:4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z': 'solana:testnet',
+};
+const FEATURES: IdentifierString[] = [
+  'solana:signMessage',
+  'solana:signTransaction',
+  'solana:signAndSendTransaction',
+];
+const SOLANA = /^solana:[-_a-zA-Z0-9]{1,32}$/;
+
+/**
+ * A Solana Wallet Standard wallet over the bridge's one session: connect adds the solana scopes
+ * (every Solana chain the wallet serves) to the origin's CAIP-25 session, disconnect removes only
+ * them; signing runs through wallet_invokeMethod in the shapes of MetaMask's Solana scope.
+ */
+export function createSolanaStandardWallet(
+  session: BridgeSession,
+  options: { chains: readonly string[]; name: string; icon: StandardSolanaWallet['icon'] },
+): StandardSolanaWallet {
+  const scopes = options.chains.filter((chain) => SOLANA.test(chain));
+  const standardName = (scope: string) => CLUSTERS[scope] ?? (scope as IdentifierString);
+  const scopeOf = (name: IdentifierString | undefined) =>
+    name === undefined ? undefined : scopes.find((scope) => standardName(scope) === name);
+  const listeners = new Set<ChangeListener>();
+  const known = new Map<string, StandardWalletAccount>();
+
+  // The same account object while its address and chains stay, as the standard expects.
+  const accountsOf = (granted: SessionScopes): StandardWalletAccount[] => {
+    const byAddress = new Map<string, IdentifierString[]>();
+    for (const scope of scopes)
+      for (const address of accountsIn(granted, scope))
+        byAddress.set(address, [...(byAddress.get(address) ?? []), standardName(scope)]);
+    return [...byAddress].map(([address, chains]) => {
+      const previous = known.get(address);
+      if (previous && JSON.stringify(previous.chains) === JSON.stringify(chains)) return previous;
+      const account = Object.freeze({
+        address,
+        publicKey: base58.decode(address),
+        chains,
+        features: FEATURES,
+      });
+      known.set(address, account);
+      return account;
+    });
+  };
+  let accounts = accountsOf(session.scopes);
+  session.onChange((next) => {
+    const updated = accountsOf(next);
+    if (updated.length === accounts.length && updated.every((account, i) => account === accounts[i])) return;
+    accounts = updated;
+    for (const listener of [...listeners]) {
+      try {
+        listener({ accounts });
+      } catch {
+        // a dapp's listener failing must not stop the others
+      }
+    }
+  });
+
+  /** The scope a request runs on: the chain asked for, else the first granted chain holding the account. */
+  const scopeFor = ({ account, chain }: SignInput): string => {
+    const granted = session.scopes;
+    const asked = scopeOf(chain);
+    if (chain !== undefined && !asked)
+      throw new ProviderRpcError(4100, `The wallet does not serve ${chain}.`);
+    const candidates = asked ? [asked] : scopes;
+    const scope = candidates.find(
+      (id) => own(granted, id) && accountsIn(granted, id).includes(account.address),
+    );
+    if (!scope)
+      throw new ProviderRpcError(
+        4100,
+        'The requested account and/or method has not been authorized by the user.',
+      );
+    return scope;
+  };
+  const invoke = (scope: string, method: string, params: Record<string, Json>) =>
+    session.request('wallet_invokeMethod', { scope, request: { method, params } }) as Promise<
+      Record<string, string>
+    >;
+
+  return {
+    version: '1.0.0',
+    name: options.name,
+    icon: options.icon,
+    chains: scopes.map(standardName),
+    get accounts() {
+      return accounts;
+    },
+    features: {
+      'standard:connect': {
+        version: '1.0.0',
+        async connect(input) {
+          await session.fresh();
+          if (accounts.length > 0 || input?.silent) return { accounts };
+          if (scopes.length === 0) throw new ProviderRpcError(4900, 'The wallet serves no Solana chain.');
+          await session.requestScopes(
+            Object.fromEntries(scopes.map((scope) => [scope, { methods: [], notifications: [] }])),
+          );
+          return { accounts };
+        },
+      },
+      'standard:disconnect': {
+        version: '1.0.0',
+        async disconnect() {
+          await session.fresh();
+          await session.revokeScopes(
+            Object.keys(session.scopes).filter((scope) => scope.startsWith('solana:')),
+          );
+        },
+      },
+      'standard:events': {
+        version: '1.0.0',
+        on(_event, listener) {
+          listeners.add(listener);
+          return () => {
+            listeners.delete(listener);
+          };
+        },
+      },
+      'solana:signMessage': {
+        version: '1.0.0',
+        async signMessage(...inputs) {
+          const outputs = [];
+          for (const input of inputs) {
+            const result = await invoke(scopeFor(input), 'signMessage', {
+              account: { address: input.account.address },
+              message: base64.encode(input.message),
+            });
+            outputs.push({
+              signedMessage: base64.decode(result.signedMessage),
+              signature: base58.decode(result.signature),
+              signatureType: 'ed25519' as const,
+            });
+          }
+          return outputs;
+        },
+      },
+      'solana:signTransaction': {
+        version: '1.0.0',
+        supportedTransactionVersions: ['legacy', 0],
+        async signTransaction(...inputs) {
+          const outputs = [];
+          for (const input of inputs) {
+            const scope = scopeFor(input);
+            const result = await invoke(scope, 'signTransaction', {
+              account: { address: input.account.address },
+              transaction: base64.encode(input.transaction),
+              scope,
+            });
+            outputs.push({ signedTransaction: base64.decode(result.signedTransaction) });
+          }
+          return outputs;
+        },
+      },
+      'solana:signAndSendTransaction': {
+        version: '1.0.0',
+        supportedTransactionVersions: ['legacy', 0],
+        async signAndSendTransaction(...inputs) {
+          const outputs = [];
+          for (const input of inputs) {
+            const scope = scopeFor(input);
+            const result = await invoke(scope, 'signAndSendTransaction', {
+              account: { address: input.account.address },
+              transaction: base64.encode(input.transaction),
+              scope,
+              ...(input.options ? { options: input.options } : {}),
+            });
+            outputs.push({ signature: base58.decode(result.signature) });
+          }
+          return outputs;
+        },
+      },
+    },
+  };
+}
