@@ -295,6 +295,20 @@ describe('portico start with the reference wallet', () => {
     assert.equal(page.status, 200);
   });
 
+  test('offers no dev accounts: the page is told so and the API refuses them', async () => {
+    const [base, fragment] = out.wallet.approvalUrl.split('#');
+    const token = new URLSearchParams(fragment).get('token');
+    const headers = { authorization: `Bearer ${token}` };
+    const view = (await (await fetch(new URL('/api/account', base), { headers })).json()) as {
+      devAccounts: boolean;
+      source: string;
+    };
+    assert.deepEqual([view.devAccounts, view.source], [false, 'none']);
+    const refused = await fetch(new URL('/api/accounts/dev', base), { method: 'POST', headers });
+    assert.equal(refused.status, 404);
+    assert.match(await refused.text(), /this wallet offers no dev accounts/);
+  });
+
   test('--workers with the wallet is refused with the reason', async () => {
     const path = writeConfig(
       dir.path,

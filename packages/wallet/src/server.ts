@@ -17,6 +17,8 @@ export type AccountView = {
   login: { available: boolean; pending: boolean; error: string | null };
   /** Whether the wallet was given a `fund` hook (the page shows "Top up"). */
   canFund: boolean;
+  /** Whether "Use dev accounts" is offered (off in production). */
+  devAccounts: boolean;
   accounts: { eip155: string[]; solana: string[] };
 };
 

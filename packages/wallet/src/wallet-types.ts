@@ -37,6 +37,11 @@ export type StartWalletOptions = {
    * login or "Use dev accounts"). Default `none` with `auth`, else `dev`.
    */
   initialAccounts?: 'dev' | 'none';
+  /**
+   * Whether the page offers "Use dev accounts" (the mnemonic's accounts). Default true; `portico
+   * start` turns it off: in production the wallet holds only the logged-in user's keys.
+   */
+  devAccounts?: boolean;
   /** Tops an account up (a faucet on dev chains): with it the approval page shows "Top up" per account. */
   fund?: (namespace: 'eip155' | 'solana', address: string) => Promise<void>;
   /** Contracts whose calls the approval page shows decoded: name, function and arguments. */

@@ -35,8 +35,11 @@ export async function startWallet(options: StartWalletOptions): Promise<Wallet> 
   const log = options.onLog ?? (() => {});
   const mnemonic = options.mnemonic ?? DEV_MNEMONIC;
   const accountCount = options.accountCount ?? 5;
+  const devAccounts = options.devAccounts ?? true;
   let accountSource: 'dev' | 'login' | 'none' =
     (options.initialAccounts ?? (options.auth ? 'none' : 'dev')) === 'dev' ? 'dev' : 'none';
+  if (accountSource === 'dev' && !devAccounts)
+    throw new Error("initialAccounts: 'dev' needs devAccounts (it is off)");
   const keyring = createKeyring({ mnemonic: accountSource === 'dev' ? mnemonic : null, accountCount });
   const approvals = createApprovalQueue({ onLog: log, requestExpiryMs: options.requestExpiryMs });
   // Assigned below; signing requests only arrive once the engine serves connections.
@@ -172,6 +175,7 @@ export async function startWallet(options: StartWalletOptions): Promise<Wallet> 
   };
 
   async function useDevAccounts() {
+    if (!devAccounts) throw new HttpError(404, 'this wallet offers no dev accounts (devAccounts is off)');
     await login?.logout();
     await changeAccounts(() => holdAccounts('dev', deriveAccounts(mnemonic, accountCount)));
   }
@@ -181,6 +185,7 @@ export async function startWallet(options: StartWalletOptions): Promise<Wallet> 
     user: login?.user ?? null,
     login: { available: Boolean(login), pending: login?.pending ?? false, error: login?.error ?? null },
     canFund: Boolean(options.fund),
+    devAccounts,
     accounts: { eip155: keyring.addresses('eip155'), solana: keyring.addresses('solana') },
   });
 

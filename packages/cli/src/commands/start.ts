@@ -131,6 +131,7 @@ async function startParts(
                   .map((n) => ({ chainId: n.chainId, rpcUrl: `${n.baseUrl}/v3/${walletSection.apiKey}` })),
                 auth: { sdkUrl: auth.sdkUrl, clientId: walletSection.clientId },
                 initialAccounts: 'none',
+                devAccounts: false,
                 autoApprove: false,
                 onLog: (line) => logger.info({ service: 'wallet' }, line),
               }),

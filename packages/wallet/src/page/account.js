@@ -30,7 +30,7 @@ function renderAccount(view) {
   $('login').hidden = !view.login.available || view.source === 'login';
   $('switch-user').hidden = !view.login.available || view.source !== 'login';
   $('logout').hidden = view.source !== 'login';
-  $('dev-accounts').hidden = view.source === 'dev';
+  $('dev-accounts').hidden = !view.devAccounts || view.source === 'dev';
   const held = Object.entries(view.accounts).filter(([, addresses]) => addresses.length > 0);
   $('refresh-balances').hidden = held.length === 0;
   showError(view.login.error ? `Login failed: ${view.login.error}` : '');
