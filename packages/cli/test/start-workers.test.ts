@@ -18,10 +18,11 @@ const skip = database.skip || redis.skip;
 /** The worker processes of a supervisor (its direct children running node). */
 function workersOf(pid: number): number[] {
   try {
-    return execFileSync('ps', ['--ppid', String(pid), '-o', 'pid=,comm='])
+    // By command line: Node 24 names its main thread MainThread, so `comm` no longer says node.
+    return execFileSync('ps', ['--ppid', String(pid), '-o', 'pid=,args='])
       .toString()
       .split('\n')
-      .filter((line) => line.includes('node'))
+      .filter((line) => line.includes(process.execPath))
       .map((line) => Number(line.trim().split(/\s+/)[0]));
   } catch {
     return []; // ps exits 1 when there is no such process

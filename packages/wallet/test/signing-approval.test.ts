@@ -96,6 +96,8 @@ describe('every signing request waits on the approval page', { timeout: 120_000 
     assert.equal(details.Message, undefined);
     await request.getByRole('button', { name: 'Reject' }).click();
     assert.deepEqual(await rejected, { code: 4001, message: 'User rejected the request.' });
+    // Gone before the next test looks for a request of the same name.
+    await request.waitFor({ state: 'detached' });
   });
 
   test('a second request of the same origin while one waits is -32002; the first still answers', async () => {
@@ -107,6 +109,7 @@ describe('every signing request waits on the approval page', { timeout: 120_000 
     assert.match(second.message, /personal_sign' already pending for origin https:\/\/signing-dapp\.test/);
     await request.getByRole('button', { name: 'Approve' }).click();
     assert.ok(await verifyMessage({ address: ACCOUNT_0, message: 'hi', signature: (await first) as Hex }));
+    await request.waitFor({ state: 'detached' });
   });
 
   test('eth_signTypedData_v4 shows the domain and every field; approved from the keyboard', async () => {
@@ -180,6 +183,7 @@ describe('every signing request waits on the approval page', { timeout: 120_000 
       await chain.readContract({ address: demo, abi: PorticoDemo.abi, functionName: 'value' }),
       42n,
     );
+    await request.waitFor({ state: 'detached' });
   });
 
   test('a transfer shows the recipient and the value in ETH; Reject answers 4001 and nothing is sent', async () => {
@@ -199,6 +203,7 @@ describe('every signing request waits on the approval page', { timeout: 120_000 
     await request.getByRole('button', { name: 'Reject' }).click();
     assert.deepEqual(await rejected, { code: 4001, message: 'User rejected the request.' });
     assert.equal(await chain.getTransactionCount({ address: ACCOUNT_1 }), nonce);
+    await request.waitFor({ state: 'detached' });
   });
 
   test('a request whose account leaves the wallet while it waits is withdrawn with 4100', async () => {
