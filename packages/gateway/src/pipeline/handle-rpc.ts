@@ -4,7 +4,7 @@ import type { ApiKeyRecord } from '../keys/key-store.ts';
 import type { Network } from '../network.ts';
 import type { RpcItemEvent } from '../observability/metrics.ts';
 import { GatewayError } from '../rpc/errors.ts';
-import { readRequestId } from '../rpc/exact-json.ts';
+import { mayHoldBigIntegers, readRequestId } from '../rpc/exact-json.ts';
 import {
   errorResponse,
   type JsonRpcError,
@@ -170,7 +170,8 @@ async function handleItem(
     // Most checks and rate limits finish at once: awaited only when they return a Promise.
     const checked = rule.check?.(params, network.chain);
     if (checked) await checked;
-    refuseInexactNumbers(params, 'prepare' in rule ? rule.prepare : undefined);
+    if (mayHoldBigIntegers(params))
+      refuseInexactNumbers(params, 'prepare' in rule ? rule.prepare : undefined);
     const limited = limitRate(deps.rateLimiter, key, request.method, rule.cost);
     if (limited) await limited;
     const charged = charge(deps.ledger, key, request.method, rule.cost);

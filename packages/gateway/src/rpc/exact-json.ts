@@ -189,11 +189,29 @@ export function parseJsonExact(text: string): unknown {
 export function parseRequestJson(text: string, limits: JsonLimits): unknown {
   const scanned = scan(text, limits, true);
   const value = parseScanned(scanned);
+  if (scanned.integers) {
+    for (const item of Array.isArray(value) ? value : [value]) markBigIntegerParams(item);
+  }
   if (scanned.numberTexts) {
     for (const item of Array.isArray(value) ? value : [value]) restoreNumberTextId(item);
   }
   return value;
 }
+
+/** The `params` of request items whose body held an integer beyond 2^53: only they need a look. */
+const PARAMS_WITH_BIG_INTEGERS = new WeakSet<object>();
+
+function markBigIntegerParams(item: unknown) {
+  const params =
+    typeof item === 'object' && item !== null ? (item as { params?: unknown }).params : undefined;
+  if (typeof params === 'object' && params !== null) PARAMS_WITH_BIG_INTEGERS.add(params);
+}
+
+/**
+ * Whether these parameters (as `parseRequestJson` read them) may hold a bigint: false for every
+ * request whose body had no integer beyond 2^53, so the request path does not walk them.
+ */
+export const mayHoldBigIntegers = (params: object): boolean => PARAMS_WITH_BIG_INTEGERS.has(params);
 
 function restoreNumberTextId(item: unknown) {
   if (typeof item !== 'object' || item === null || !Object.hasOwn(item, 'id')) return;
