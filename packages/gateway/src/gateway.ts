@@ -75,6 +75,8 @@ export async function startGateway(
         headOfAnswer: methods.hooks.headOfAnswer,
         writes: methods.writes,
         onHedge: (outcome) => metrics.hedged(n.name, outcome),
+        network: `network ${n.name}`,
+        refusedMethodTtlMs: n.refusedMethodTtlMs,
       },
     );
     const heads = new HeadTracker(upstreams, n.kind, n.headPollMs);

@@ -1,6 +1,14 @@
 import type { Network } from '../network.ts';
 
-export type UpstreamHealth = { upstream: number; host: string; breaker: string; head: number; up: boolean };
+export type UpstreamHealth = {
+  upstream: number;
+  host: string;
+  breaker: string;
+  head: number;
+  up: boolean;
+  /** Methods the upstream answered it does not serve (sent to the others for a while). */
+  methodsRefused: string[];
+};
 
 export type Readiness = {
   ready: boolean;
@@ -22,6 +30,7 @@ export function readiness(networks: readonly Network[], shuttingDown: boolean): 
       breaker: m.breaker.state,
       head: m.head,
       up: m.breaker.state !== 'open' && m.head >= 0,
+      methodsRefused: m.refused.list(),
     }));
     const ready = upstreams.some((u) => u.up);
     all &&= ready;

@@ -2,6 +2,7 @@ import { GatewayError } from '../rpc/errors.ts';
 import type { JsonResult } from '../rpc/json-result.ts';
 import { CircuitBreaker } from './circuit-breaker.ts';
 import type { HttpUpstream, UpstreamReply } from './http-upstream.ts';
+import { isMethodRefusal, MethodRefusals, MethodRefused } from './method-refusals.ts';
 
 const noUpstream = () => new GatewayError('upstreamUnavailable', 'No upstream node is available');
 
@@ -13,6 +14,8 @@ export type UpstreamMember = {
   /** Its `safe` and `finalized` blocks (EVM) or finalized slot (Solana); -1 when unknown. */
   safe: number;
   finalized: number;
+  /** Methods this upstream answered it does not serve (not sent there again for a while). */
+  refused: MethodRefusals;
 };
 
 /** Block numbers every upstream in service has reached: what `latest`, `safe`, `finalized` mean. */
@@ -31,6 +34,10 @@ export type UpstreamPoolOptions = {
   onHedge?: (outcome: 'sent' | 'won') => void;
   /** The head an upstream reported in an answer (see ChainHooks.headOfAnswer). */
   headOfAnswer?: (method: string, result: JsonResult) => number | undefined;
+  /** The network's name, for the answer when no upstream serves a method. */
+  network?: string;
+  /** How long a method an upstream refused is not sent there again. Default 10 minutes. */
+  refusedMethodTtlMs?: number;
 };
 
 /**
@@ -45,6 +52,7 @@ export class UpstreamPool {
   private readonly onHedge: UpstreamPoolOptions['onHedge'];
   private readonly headOfAnswer: UpstreamPoolOptions['headOfAnswer'];
   private readonly writes: ReadonlySet<string>;
+  private readonly network: string;
   private cursor = 0;
 
   constructor(upstreams: HttpUpstream[], options: UpstreamPoolOptions = {}) {
@@ -54,7 +62,9 @@ export class UpstreamPool {
       head: -1,
       safe: -1,
       finalized: -1,
+      refused: new MethodRefusals(options.refusedMethodTtlMs),
     }));
+    this.network = options.network ?? 'this network';
     this.maxLag = options.maxLag ?? 5;
     this.hedgeAfterMs = options.hedgeAfterMs;
     this.onHedge = options.onHedge;
@@ -97,26 +107,56 @@ export class UpstreamPool {
    * upstreams whose head is below `minHead` (the block the call names) are tried last.
    */
   call(method: string, params: unknown, minHead?: number): Promise<UpstreamReply> {
-    const candidates = this.order(minHead);
+    const candidates = this.order(minHead).filter((m) => !m.refused.refuses(method));
+    if (candidates.length === 0) return Promise.reject(this.notServed(method));
     // One upstream (the common case) leaves nothing to fail over to or hedge with.
     if (candidates.length === 1 || this.writes.has(method)) return this.callOnce(candidates, method, params);
     return this.callWithFailover(candidates, method, params);
   }
 
-  /** One attempt, on the first upstream that may take it (a write must never run twice). */
+  /**
+   * One attempt, on the first upstream that may take it (a write must never run twice); only an
+   * upstream that refused the method (so ran nothing) passes it on to the next.
+   */
   private callOnce(candidates: UpstreamMember[], method: string, params: unknown): Promise<UpstreamReply> {
-    const member = candidates.find((m) => m.breaker.allow());
-    if (!member) return Promise.reject(noUpstream());
-    return member.upstream.call(method, params).then(
-      (reply) => {
-        member.breaker.success();
-        this.noteHead(member, method, reply);
-        return reply;
-      },
+    const index = candidates.findIndex((m) => m.breaker.allow());
+    if (index < 0) return Promise.reject(noUpstream());
+    const member = candidates[index];
+    return this.ask(member, method, params).then(
+      (reply) => reply,
       (error: unknown) => {
-        member.breaker.failure();
-        throw error;
+        if (!(error instanceof MethodRefused)) {
+          member.breaker.failure();
+          throw error;
+        }
+        const rest = candidates.slice(index + 1).filter((m) => !m.refused.refuses(method));
+        if (rest.length === 0) throw this.notServed(method);
+        return this.callOnce(rest, method, params);
       },
+    );
+  }
+
+  /**
+   * Calls one upstream: its answer counts for its breaker and its head; an answer that it does not
+   * serve the method is remembered and thrown as MethodRefused (the caller tries another).
+   */
+  private ask(member: UpstreamMember, method: string, params: unknown, signal?: AbortSignal) {
+    return member.upstream.call(method, params, signal).then((reply) => {
+      member.breaker.success();
+      if (!reply.ok && isMethodRefusal(reply.error)) {
+        member.refused.note(method);
+        throw new MethodRefused(method);
+      }
+      this.noteHead(member, method, reply);
+      return reply;
+    });
+  }
+
+  /** No upstream serves the method: -32601 naming it and the network (the key is charged nothing). */
+  private notServed(method: string) {
+    return new GatewayError(
+      'methodNotFound',
+      `the method ${method} is not available on ${this.network}: none of its upstream nodes serves it`,
     );
   }
 
@@ -147,17 +187,15 @@ export class UpstreamPool {
       const launch = (asHedge: boolean): boolean => {
         while (next < candidates.length) {
           const member = candidates[next++];
-          if (!member.breaker.allow()) continue;
+          if (member.refused.refuses(method) || !member.breaker.allow()) continue;
           // Only hedged calls can be abandoned; without hedging no controller is needed.
           const controller = this.hedgeAfterMs === undefined ? undefined : new AbortController();
           if (controller) calls.add(controller);
           running += 1;
           if (asHedge) this.onHedge?.('sent');
-          member.upstream.call(method, params, controller?.signal).then(
+          this.ask(member, method, params, controller?.signal).then(
             (reply) => {
               if (controller) calls.delete(controller);
-              member.breaker.success();
-              this.noteHead(member, method, reply);
               if (settled) return;
               if (asHedge) this.onHedge?.('won');
               finish();
@@ -167,11 +205,15 @@ export class UpstreamPool {
               if (controller) calls.delete(controller);
               running -= 1;
               if (settled) return;
-              member.breaker.failure();
-              lastError = error;
+              // A refusal is an answer: not held against the upstream, and the method may still be
+              // served by the next one; when none does, the client hears that (not a node failure).
+              if (!(error instanceof MethodRefused)) {
+                member.breaker.failure();
+                lastError = error;
+              }
               if (!launch(false) && running === 0) {
                 finish();
-                reject(lastError);
+                reject(lastError ?? this.notServed(method));
               }
             },
           );
