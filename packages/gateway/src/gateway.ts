@@ -77,6 +77,7 @@ export async function startGateway(
         onHedge: (outcome) => metrics.hedged(n.name, outcome),
         network: `network ${n.name}`,
         refusedMethodTtlMs: n.refusedMethodTtlMs,
+        maxLag: n.maxLagBlocks,
       },
     );
     const heads = new HeadTracker(upstreams, n.kind, n.headPollMs);

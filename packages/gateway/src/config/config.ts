@@ -191,6 +191,11 @@ const networkSchema = (env: NodeJS.ProcessEnv) =>
       maxResponseBytes: withDefault(integer(1024, 1024 ** 3), 16 * 1024 * 1024),
       /** Most blocks one eth_getLogs may cover. Default 10000. */
       maxLogsBlockRange: withDefault(integer(1, 100_000_000), 10_000),
+      /**
+       * An upstream behind the head the others agree on by more than this many blocks gets no reads
+       * of blocks it lacks (\`latest\` among them) until it catches up. Default 5.
+       */
+      maxLagBlocks: withDefault(integer(0, 1_000_000), 5),
       /** How long a method an upstream answered it does not serve is sent to the others only. Default 10 minutes. */
       refusedMethodTtlMs: withDefault(integer(1000, 86_400_000), 600_000),
       /** How often each upstream is asked for its head (also the health check). Default 2000 ms. */

@@ -5,6 +5,11 @@ export type UpstreamHealth = {
   host: string;
   breaker: string;
   head: number;
+  /** Blocks behind the head the upstreams in service agree on (-1 when unknown). */
+  lag: number;
+  /** Behind by more than maxLagBlocks: no reads of blocks it lacks until it catches up. */
+  lagging: boolean;
+  /** In service: breaker not open and a head reported. */
   up: boolean;
   /** Methods the upstream answered it does not serve (sent to the others for a while). */
   methodsRefused: string[];
@@ -24,11 +29,15 @@ export function readiness(networks: readonly Network[], shuttingDown: boolean): 
   const detail: Readiness['networks'] = {};
   let all = true;
   for (const network of networks) {
-    const upstreams = network.upstreams.members.map((m, index) => ({
+    const pool = network.upstreams;
+    const head = pool.networkHead();
+    const upstreams = pool.members.map((m, index) => ({
       upstream: index,
       host: m.upstream.host,
       breaker: m.breaker.state,
       head: m.head,
+      lag: pool.lagOf(m, head),
+      lagging: pool.isLagging(m, head),
       up: m.breaker.state !== 'open' && m.head >= 0,
       methodsRefused: m.refused.list(),
     }));

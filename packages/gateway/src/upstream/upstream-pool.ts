@@ -22,7 +22,10 @@ export type UpstreamMember = {
 export type AgreedHeights = { latest: number; safe: number; finalized: number };
 
 export type UpstreamPoolOptions = {
-  /** Upstreams behind by more than this many blocks are used only when no other is available. */
+  /**
+   * Upstreams behind the network head by more than this many blocks get no reads of blocks they
+   * lack (`latest` among them) while another upstream is in service. Default 5.
+   */
   maxLag?: number;
   breakerThreshold?: number;
   breakerCooldownMs?: number;
@@ -72,6 +75,30 @@ export class UpstreamPool {
     this.writes = options.writes ?? new Set();
   }
 
+  /**
+   * The head the upstreams in service agree on: the median of their heads (the higher of the two
+   * middle ones), so one node far ahead or far behind moves neither it nor what `latest` means.
+   * -1 until one has reported a head.
+   */
+  networkHead(): number {
+    const heads = this.members
+      .filter((m) => m.breaker.state !== 'open' && m.head >= 0)
+      .map((m) => m.head)
+      .sort((a, b) => a - b);
+    return heads.length === 0 ? -1 : heads[Math.floor(heads.length / 2)];
+  }
+
+  /** How far an upstream is behind the network head (0 when level or ahead; -1 when unknown). */
+  lagOf(member: UpstreamMember, networkHead = this.networkHead()): number {
+    if (member.head < 0 || networkHead < 0) return -1;
+    return Math.max(0, networkHead - member.head);
+  }
+
+  /** Whether an upstream is behind the network head by more than `maxLag` blocks. */
+  isLagging(member: UpstreamMember, networkHead = this.networkHead()): boolean {
+    return this.lagOf(member, networkHead) > this.maxLag;
+  }
+
   /** The highest head among upstreams whose breaker is not open. */
   bestHead(): number {
     let best = -1;
@@ -80,17 +107,18 @@ export class UpstreamPool {
   }
 
   /**
-   * The heights every upstream in service (breaker not open, not lagging) has reached: the lowest
-   * of their latest, safe and finalized blocks. Undefined until one has reported a head.
+   * The heights every upstream in service (breaker not open, not lagging behind the network head)
+   * has reached: the lowest of their latest, safe and finalized blocks. Undefined until one has
+   * reported a head.
    */
   agreed(): AgreedHeights | undefined {
-    const best = this.bestHead();
-    if (best < 0) return undefined;
-    let latest = best;
+    const head = this.networkHead();
+    if (head < 0) return undefined;
+    let latest = head;
     let safe = Number.POSITIVE_INFINITY;
     let finalized = Number.POSITIVE_INFINITY;
     for (const m of this.members) {
-      if (m.breaker.state === 'open' || m.head < 0 || best - m.head > this.maxLag) continue;
+      if (m.breaker.state === 'open' || m.head < 0 || this.isLagging(m, head)) continue;
       latest = Math.min(latest, m.head);
       if (m.safe >= 0) safe = Math.min(safe, m.safe);
       if (m.finalized >= 0) finalized = Math.min(finalized, m.finalized);
@@ -240,17 +268,27 @@ export class UpstreamPool {
     if (head !== undefined && head > member.head) member.head = head;
   }
 
-  /** Upstreams in the order to try: healthy and caught up first (round-robin among equals). */
+  /**
+   * Upstreams in the order to try (round-robin among equals): healthy first, an upstream that never
+   * reported a head or whose breaker is open last. An upstream lagging behind the network head is
+   * left out while another one is in service, unless the call names a block it holds.
+   */
   private order(minHead?: number): UpstreamMember[] {
     if (this.members.length === 1) return this.members;
-    const best = this.bestHead();
+    const head = this.networkHead();
     const start = this.cursor++ % this.members.length;
     const rotated = [...this.members.slice(start), ...this.members.slice(0, start)];
+    const inService = (m: UpstreamMember) => m.breaker.state !== 'open' && m.head >= 0;
+    const behind = (m: UpstreamMember) =>
+      this.isLagging(m, head) && (minHead === undefined || m.head < minHead);
+    const ready = rotated.filter((m) => inService(m) && !behind(m));
+    const candidates = ready.length > 0 ? rotated.filter((m) => !inService(m) || !behind(m)) : rotated;
     const rank = (m: UpstreamMember) =>
-      (m.breaker.state === 'open' ? 4 : 0) +
+      (m.breaker.state === 'open' ? 8 : 0) +
+      (head >= 0 && m.head < 0 ? 4 : 0) +
       (minHead !== undefined && m.head >= 0 && m.head < minHead ? 2 : 0) +
-      (best >= 0 && m.head >= 0 && best - m.head > this.maxLag ? 1 : 0);
-    return rotated.sort((a, b) => rank(a) - rank(b));
+      (behind(m) ? 1 : 0);
+    return candidates.sort((a, b) => rank(a) - rank(b));
   }
 
   async close() {
