@@ -60,8 +60,8 @@ export async function startGateway(
     const methods = methodTableFor(n.kind, n.passthroughCost, n.maxLogsBlockRange, n.methodCosts);
     const upstreams = new UpstreamPool(
       n.upstreams.map(
-        (url) =>
-          new HttpUpstream(url, {
+        (entry) =>
+          new HttpUpstream(typeof entry === 'string' ? entry : entry.url, {
             timeoutMs: n.timeoutMs,
             maxResponseBytes: n.maxResponseBytes,
             exactIntegers: n.kind === 'solana',
@@ -77,6 +77,7 @@ export async function startGateway(
         onHedge: (outcome) => metrics.hedged(n.name, outcome),
         network: `network ${n.name}`,
         refusedMethodTtlMs: n.refusedMethodTtlMs,
+        upstreamSettings: n.upstreams.map((entry) => (typeof entry === 'string' ? {} : entry)),
         maxLag: n.maxLagBlocks,
       },
     );

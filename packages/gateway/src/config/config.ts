@@ -23,6 +23,7 @@ import {
   parseWith,
   rootOf,
   section,
+  textOrSection,
   withDefault,
 } from './schema.ts';
 
@@ -162,9 +163,25 @@ const networkSchema = (env: NodeJS.ProcessEnv) =>
       ),
       /** Optional host name that selects this network (e.g. `mainnet.example.com`). */
       host: optionalLowerCase,
-      /** Upstream node URLs; secrets may come from the environment as `${VAR}`. */
+      /**
+       * Upstream nodes: each a URL (secrets may come from the environment as `${VAR}`) or
+       * `{ url, name, maxConcurrency }` (a name for the admin API; most calls in flight at once).
+       */
       upstreams: list(
-        fromEnv(httpUrl, env),
+        textOrSection(
+          fromEnv(httpUrl, env),
+          section({
+            url: fromEnv(httpUrl, env),
+            /** How the admin API and /readyz name the upstream. Default: its index. */
+            name: optional(
+              field<string>(
+                (value, at) => (typeof value === 'string' && NAME.test(value)) || `${at} must match ${NAME}`,
+              ),
+            ),
+            /** Most calls in flight at once on this upstream; more wait for another upstream. Default: no cap. */
+            maxConcurrency: optional(integer(1, 1_000_000)),
+          }),
+        ),
         (value, at) => value.length > 0 || `${at} must be a non-empty list of URLs`,
         (at) => `${at} must be a non-empty list of URLs`,
       ),

@@ -1,19 +1,7 @@
 import type { Network } from '../network.ts';
+import type { UpstreamState } from '../upstream/upstream-pool.ts';
 
-export type UpstreamHealth = {
-  upstream: number;
-  host: string;
-  breaker: string;
-  head: number;
-  /** Blocks behind the head the upstreams in service agree on (-1 when unknown). */
-  lag: number;
-  /** Behind by more than maxLagBlocks: no reads of blocks it lacks until it catches up. */
-  lagging: boolean;
-  /** In service: breaker not open and a head reported. */
-  up: boolean;
-  /** Methods the upstream answered it does not serve (sent to the others for a while). */
-  methodsRefused: string[];
-};
+export type UpstreamHealth = UpstreamState;
 
 export type Readiness = {
   ready: boolean;
@@ -22,25 +10,15 @@ export type Readiness = {
 };
 
 /**
- * Ready when every network has at least one upstream whose breaker is not open and that reported
- * a head, and the gateway is not shutting down. Upstreams are shown by index and host only.
+ * Ready when every network has at least one upstream in service (breaker not open, a head
+ * reported, not cordoned), and the gateway is not shutting down. Upstreams are shown by index,
+ * name and host only (never their URL), with head, lag, cordon and the methods they refused.
  */
 export function readiness(networks: readonly Network[], shuttingDown: boolean): Readiness {
   const detail: Readiness['networks'] = {};
   let all = true;
   for (const network of networks) {
-    const pool = network.upstreams;
-    const head = pool.networkHead();
-    const upstreams = pool.members.map((m, index) => ({
-      upstream: index,
-      host: m.upstream.host,
-      breaker: m.breaker.state,
-      head: m.head,
-      lag: pool.lagOf(m, head),
-      lagging: pool.isLagging(m, head),
-      up: m.breaker.state !== 'open' && m.head >= 0,
-      methodsRefused: m.refused.list(),
-    }));
+    const upstreams = network.upstreams.states();
     const ready = upstreams.some((u) => u.up);
     all &&= ready;
     detail[network.name] = { ready, upstreams };

@@ -4,10 +4,22 @@ import { CircuitBreaker } from './circuit-breaker.ts';
 import type { HttpUpstream, UpstreamReply } from './http-upstream.ts';
 import { isMethodRefusal, MethodRefusals, MethodRefused } from './method-refusals.ts';
 
-const noUpstream = () => new GatewayError('upstreamUnavailable', 'No upstream node is available');
+const noUpstream = () =>
+  new GatewayError(
+    'upstreamUnavailable',
+    'No upstream node is available (every one is down, cordoned or at its maxConcurrency); retry shortly',
+  );
 
 export type UpstreamMember = {
   upstream: HttpUpstream;
+  /** How the admin API and /readyz name it: its configured name, else its index. */
+  name: string;
+  /** Taken out by an operator: no new calls (those in flight finish); still polled for its head. */
+  cordoned: boolean;
+  /** Calls in flight on it now (not counting head polls). */
+  inFlight: number;
+  /** Most calls in flight at once; Infinity without a cap. */
+  maxConcurrency: number;
   breaker: CircuitBreaker;
   /** Latest block (or slot) number this upstream reported; -1 when unknown. */
   head: number;
@@ -21,7 +33,31 @@ export type UpstreamMember = {
 /** Block numbers every upstream in service has reached: what `latest`, `safe`, `finalized` mean. */
 export type AgreedHeights = { latest: number; safe: number; finalized: number };
 
+/** What an operator sees of one upstream (/readyz, the admin API). */
+export type UpstreamState = {
+  upstream: number;
+  name: string;
+  host: string;
+  breaker: string;
+  head: number;
+  /** Blocks behind the head the upstreams in service agree on (-1 when unknown). */
+  lag: number;
+  /** Behind by more than maxLagBlocks: no reads of blocks it lacks until it catches up. */
+  lagging: boolean;
+  /** In service: breaker not open, a head reported, not cordoned. */
+  up: boolean;
+  cordoned: boolean;
+  /** Cordoned and no call in flight any more: safe to stop. */
+  drained: boolean;
+  inFlight: number;
+  maxConcurrency: number | null;
+  /** Methods it answered it does not serve (sent to the others for a while). */
+  methodsRefused: string[];
+};
+
 export type UpstreamPoolOptions = {
+  /** Per upstream, in the same order: its name and concurrency cap. */
+  upstreamSettings?: readonly { name?: string; maxConcurrency?: number }[];
   /**
    * Upstreams behind the network head by more than this many blocks get no reads of blocks they
    * lack (`latest` among them) while another upstream is in service. Default 5.
@@ -59,8 +95,12 @@ export class UpstreamPool {
   private cursor = 0;
 
   constructor(upstreams: HttpUpstream[], options: UpstreamPoolOptions = {}) {
-    this.members = upstreams.map((upstream) => ({
+    this.members = upstreams.map((upstream, index) => ({
       upstream,
+      name: options.upstreamSettings?.[index]?.name ?? String(index),
+      cordoned: false,
+      inFlight: 0,
+      maxConcurrency: options.upstreamSettings?.[index]?.maxConcurrency ?? Number.POSITIVE_INFINITY,
       breaker: new CircuitBreaker(options.breakerThreshold, options.breakerCooldownMs),
       head: -1,
       safe: -1,
@@ -82,7 +122,7 @@ export class UpstreamPool {
    */
   networkHead(): number {
     const heads = this.members
-      .filter((m) => m.breaker.state !== 'open' && m.head >= 0)
+      .filter((m) => !m.cordoned && m.breaker.state !== 'open' && m.head >= 0)
       .map((m) => m.head)
       .sort((a, b) => a - b);
     return heads.length === 0 ? -1 : heads[Math.floor(heads.length / 2)];
@@ -118,7 +158,7 @@ export class UpstreamPool {
     let safe = Number.POSITIVE_INFINITY;
     let finalized = Number.POSITIVE_INFINITY;
     for (const m of this.members) {
-      if (m.breaker.state === 'open' || m.head < 0 || this.isLagging(m, head)) continue;
+      if (m.cordoned || m.breaker.state === 'open' || m.head < 0 || this.isLagging(m, head)) continue;
       latest = Math.min(latest, m.head);
       if (m.safe >= 0) safe = Math.min(safe, m.safe);
       if (m.finalized >= 0) finalized = Math.min(finalized, m.finalized);
@@ -130,12 +170,56 @@ export class UpstreamPool {
     };
   }
 
+  /** Each upstream's state, for /readyz, metrics and the admin API. */
+  states(): UpstreamState[] {
+    const head = this.networkHead();
+    return this.members.map((m, index) => ({
+      upstream: index,
+      name: m.name,
+      host: m.upstream.host,
+      breaker: m.breaker.state,
+      head: m.head,
+      lag: this.lagOf(m, head),
+      lagging: this.isLagging(m, head),
+      up: !m.cordoned && m.breaker.state !== 'open' && m.head >= 0,
+      cordoned: m.cordoned,
+      drained: m.cordoned && m.inFlight === 0,
+      inFlight: m.inFlight,
+      maxConcurrency: Number.isFinite(m.maxConcurrency) ? m.maxConcurrency : null,
+      methodsRefused: m.refused.list(),
+    }));
+  }
+
+  /** The upstream an operator names: by its name, its index or its host:port; undefined when none. */
+  find(id: string): UpstreamMember | undefined {
+    return (
+      this.members.find((m) => m.name === id) ??
+      (/^\d+$/.test(id) ? this.members[Number(id)] : undefined) ??
+      this.members.find((m) => m.upstream.host === id)
+    );
+  }
+
+  /**
+   * Cordons (or uncordons) an upstream: no new calls go to it, those in flight finish (drained once
+   * `inFlight` is 0). Its head is still polled, so it is back at once when uncordoned.
+   */
+  cordon(member: UpstreamMember, cordoned: boolean) {
+    member.cordoned = cordoned;
+  }
+
+  /** Whether an upstream may take one more call now: not cordoned, under its cap. */
+  private hasRoom(member: UpstreamMember): boolean {
+    return !member.cordoned && member.inFlight < member.maxConcurrency;
+  }
+
   /**
    * Calls the method on the best upstream, failing over (and hedging) for idempotent methods;
    * upstreams whose head is below `minHead` (the block the call names) are tried last.
    */
   call(method: string, params: unknown, minHead?: number): Promise<UpstreamReply> {
-    const candidates = this.order(minHead).filter((m) => !m.refused.refuses(method));
+    const inService = this.order(minHead);
+    if (inService.length === 0) return Promise.reject(noUpstream());
+    const candidates = inService.filter((m) => !m.refused.refuses(method));
     if (candidates.length === 0) return Promise.reject(this.notServed(method));
     // One upstream (the common case) leaves nothing to fail over to or hedge with.
     if (candidates.length === 1 || this.writes.has(method)) return this.callOnce(candidates, method, params);
@@ -147,7 +231,7 @@ export class UpstreamPool {
    * upstream that refused the method (so ran nothing) passes it on to the next.
    */
   private callOnce(candidates: UpstreamMember[], method: string, params: unknown): Promise<UpstreamReply> {
-    const index = candidates.findIndex((m) => m.breaker.allow());
+    const index = candidates.findIndex((m) => this.hasRoom(m) && m.breaker.allow());
     if (index < 0) return Promise.reject(noUpstream());
     const member = candidates[index];
     return this.ask(member, method, params).then(
@@ -169,7 +253,13 @@ export class UpstreamPool {
    * serve the method is remembered and thrown as MethodRefused (the caller tries another).
    */
   private ask(member: UpstreamMember, method: string, params: unknown, signal?: AbortSignal) {
-    return member.upstream.call(method, params, signal).then((reply) => {
+    member.inFlight += 1;
+    const done = () => {
+      member.inFlight -= 1;
+    };
+    const call = member.upstream.call(method, params, signal);
+    call.then(done, done);
+    return call.then((reply) => {
       member.breaker.success();
       if (!reply.ok && isMethodRefusal(reply.error)) {
         member.refused.note(method);
@@ -215,7 +305,7 @@ export class UpstreamPool {
       const launch = (asHedge: boolean): boolean => {
         while (next < candidates.length) {
           const member = candidates[next++];
-          if (member.refused.refuses(method) || !member.breaker.allow()) continue;
+          if (member.refused.refuses(method) || !this.hasRoom(member) || !member.breaker.allow()) continue;
           // Only hedged calls can be abandoned; without hedging no controller is needed.
           const controller = this.hedgeAfterMs === undefined ? undefined : new AbortController();
           if (controller) calls.add(controller);
@@ -274,10 +364,12 @@ export class UpstreamPool {
    * left out while another one is in service, unless the call names a block it holds.
    */
   private order(minHead?: number): UpstreamMember[] {
-    if (this.members.length === 1) return this.members;
+    if (this.members.length === 1) return this.members.filter((m) => !m.cordoned);
     const head = this.networkHead();
     const start = this.cursor++ % this.members.length;
-    const rotated = [...this.members.slice(start), ...this.members.slice(0, start)];
+    const rotated = [...this.members.slice(start), ...this.members.slice(0, start)].filter(
+      (m) => !m.cordoned,
+    );
     const inService = (m: UpstreamMember) => m.breaker.state !== 'open' && m.head >= 0;
     const behind = (m: UpstreamMember) =>
       this.isLagging(m, head) && (minHead === undefined || m.head < minHead);
