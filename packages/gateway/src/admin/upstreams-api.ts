@@ -1,4 +1,5 @@
 import type { Network } from '../network.ts';
+import { findUpstream, upstreamStates } from '../upstream/upstream-states.ts';
 import { AdminError } from './admin-error.ts';
 
 /**
@@ -17,7 +18,7 @@ export function routeUpstreams(
   if (parts.length === 2 && method === 'GET') {
     return {
       status: 200,
-      body: { networks: Object.fromEntries(networks.map((n) => [n.name, n.upstreams.states()])) },
+      body: { networks: Object.fromEntries(networks.map((n) => [n.name, upstreamStates(n.upstreams)])) },
     };
   }
   if (parts.length === 5 && method === 'POST' && (parts[4] === 'cordon' || parts[4] === 'uncordon')) {
@@ -29,7 +30,7 @@ export function routeUpstreams(
         'not_found',
         `no network ${networkName}; networks: ${networks.map((n) => n.name).join(', ')}`,
       );
-    const member = network.upstreams.find(decodeURIComponent(id));
+    const member = findUpstream(network.upstreams, decodeURIComponent(id));
     if (!member) {
       const names = network.upstreams.members.map((m, index) => `${m.name} (${index}, ${m.upstream.host})`);
       throw new AdminError(
@@ -39,7 +40,7 @@ export function routeUpstreams(
       );
     }
     network.upstreams.cordon(member, action === 'cordon');
-    const state = network.upstreams.states()[network.upstreams.members.indexOf(member)];
+    const state = upstreamStates(network.upstreams)[network.upstreams.members.indexOf(member)];
     return { status: 200, body: { network: network.name, ...state } };
   }
   throw new AdminError(404, 'not_found', `no admin route ${method} /${parts.join('/')}`);

@@ -1,5 +1,5 @@
 import type { Network } from '../network.ts';
-import type { UpstreamState } from '../upstream/upstream-pool.ts';
+import { type UpstreamState, upstreamStates } from '../upstream/upstream-states.ts';
 
 export type UpstreamHealth = UpstreamState;
 
@@ -18,7 +18,7 @@ export function readiness(networks: readonly Network[], shuttingDown: boolean): 
   const detail: Readiness['networks'] = {};
   let all = true;
   for (const network of networks) {
-    const upstreams = network.upstreams.states();
+    const upstreams = upstreamStates(network.upstreams);
     const ready = upstreams.some((u) => u.up);
     all &&= ready;
     detail[network.name] = { ready, upstreams };

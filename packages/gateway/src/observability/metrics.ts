@@ -1,7 +1,7 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { Network } from '../network.ts';
 import type { CacheStatus, SubscriptionType } from '../types.ts';
-import type { UpstreamState } from '../upstream/upstream-pool.ts';
+import { type UpstreamState, upstreamStates } from '../upstream/upstream-states.ts';
 import { NetworkTally } from './request-tally.ts';
 import { TallyHistogram } from './tally-histogram.ts';
 
@@ -153,7 +153,7 @@ export class GatewayMetrics {
     ) => {
       gauge.reset();
       for (const network of networks) {
-        for (const state of network.upstreams.states()) {
+        for (const state of upstreamStates(network.upstreams)) {
           gauge.set(
             { network: network.name, upstream: String(state.upstream), host: state.host },
             value(state),

@@ -3,6 +3,7 @@ import type { JsonResult } from '../rpc/json-result.ts';
 import { CircuitBreaker } from './circuit-breaker.ts';
 import type { HttpUpstream, UpstreamReply } from './http-upstream.ts';
 import { isMethodRefusal, MethodRefusals, MethodRefused } from './method-refusals.ts';
+import { isMissingState, MissingState } from './missing-state.ts';
 
 const noUpstream = () =>
   new GatewayError(
@@ -28,32 +29,12 @@ export type UpstreamMember = {
   finalized: number;
   /** Methods this upstream answered it does not serve (not sent there again for a while). */
   refused: MethodRefusals;
+  /** The oldest block whose state it holds, learned from its "missing trie node" answers; 0 until then. */
+  oldestState: number;
 };
 
 /** Block numbers every upstream in service has reached: what `latest`, `safe`, `finalized` mean. */
 export type AgreedHeights = { latest: number; safe: number; finalized: number };
-
-/** What an operator sees of one upstream (/readyz, the admin API). */
-export type UpstreamState = {
-  upstream: number;
-  name: string;
-  host: string;
-  breaker: string;
-  head: number;
-  /** Blocks behind the head the upstreams in service agree on (-1 when unknown). */
-  lag: number;
-  /** Behind by more than maxLagBlocks: no reads of blocks it lacks until it catches up. */
-  lagging: boolean;
-  /** In service: breaker not open, a head reported, not cordoned. */
-  up: boolean;
-  cordoned: boolean;
-  /** Cordoned and no call in flight any more: safe to stop. */
-  drained: boolean;
-  inFlight: number;
-  maxConcurrency: number | null;
-  /** Methods it answered it does not serve (sent to the others for a while). */
-  methodsRefused: string[];
-};
 
 export type UpstreamPoolOptions = {
   /** Per upstream, in the same order: its name and concurrency cap. */
@@ -106,6 +87,7 @@ export class UpstreamPool {
       safe: -1,
       finalized: -1,
       refused: new MethodRefusals(options.refusedMethodTtlMs),
+      oldestState: 0,
     }));
     this.network = options.network ?? 'this network';
     this.maxLag = options.maxLag ?? 5;
@@ -170,35 +152,6 @@ export class UpstreamPool {
     };
   }
 
-  /** Each upstream's state, for /readyz, metrics and the admin API. */
-  states(): UpstreamState[] {
-    const head = this.networkHead();
-    return this.members.map((m, index) => ({
-      upstream: index,
-      name: m.name,
-      host: m.upstream.host,
-      breaker: m.breaker.state,
-      head: m.head,
-      lag: this.lagOf(m, head),
-      lagging: this.isLagging(m, head),
-      up: !m.cordoned && m.breaker.state !== 'open' && m.head >= 0,
-      cordoned: m.cordoned,
-      drained: m.cordoned && m.inFlight === 0,
-      inFlight: m.inFlight,
-      maxConcurrency: Number.isFinite(m.maxConcurrency) ? m.maxConcurrency : null,
-      methodsRefused: m.refused.list(),
-    }));
-  }
-
-  /** The upstream an operator names: by its name, its index or its host:port; undefined when none. */
-  find(id: string): UpstreamMember | undefined {
-    return (
-      this.members.find((m) => m.name === id) ??
-      (/^\d+$/.test(id) ? this.members[Number(id)] : undefined) ??
-      this.members.find((m) => m.upstream.host === id)
-    );
-  }
-
   /**
    * Cordons (or uncordons) an upstream: no new calls go to it, those in flight finish (drained once
    * `inFlight` is 0). Its head is still polled, so it is back at once when uncordoned.
@@ -222,28 +175,35 @@ export class UpstreamPool {
     const candidates = inService.filter((m) => !m.refused.refuses(method));
     if (candidates.length === 0) return Promise.reject(this.notServed(method));
     // One upstream (the common case) leaves nothing to fail over to or hedge with.
-    if (candidates.length === 1 || this.writes.has(method)) return this.callOnce(candidates, method, params);
-    return this.callWithFailover(candidates, method, params);
+    if (candidates.length === 1 || this.writes.has(method))
+      return this.callOnce(candidates, method, params, minHead);
+    return this.callWithFailover(candidates, method, params, minHead);
   }
 
   /**
    * One attempt, on the first upstream that may take it (a write must never run twice); only an
    * upstream that refused the method (so ran nothing) passes it on to the next.
    */
-  private callOnce(candidates: UpstreamMember[], method: string, params: unknown): Promise<UpstreamReply> {
+  private callOnce(
+    candidates: UpstreamMember[],
+    method: string,
+    params: unknown,
+    block?: number,
+  ): Promise<UpstreamReply> {
     const index = candidates.findIndex((m) => this.hasRoom(m) && m.breaker.allow());
     if (index < 0) return Promise.reject(noUpstream());
     const member = candidates[index];
-    return this.ask(member, method, params).then(
+    return this.ask(member, method, params, block).then(
       (reply) => reply,
       (error: unknown) => {
-        if (!(error instanceof MethodRefused)) {
+        if (!(error instanceof MethodRefused) && !(error instanceof MissingState)) {
           member.breaker.failure();
           throw error;
         }
         const rest = candidates.slice(index + 1).filter((m) => !m.refused.refuses(method));
-        if (rest.length === 0) throw this.notServed(method);
-        return this.callOnce(rest, method, params);
+        if (rest.length > 0) return this.callOnce(rest, method, params, block);
+        if (error instanceof MissingState) return error.reply;
+        throw this.notServed(method);
       },
     );
   }
@@ -252,7 +212,7 @@ export class UpstreamPool {
    * Calls one upstream: its answer counts for its breaker and its head; an answer that it does not
    * serve the method is remembered and thrown as MethodRefused (the caller tries another).
    */
-  private ask(member: UpstreamMember, method: string, params: unknown, signal?: AbortSignal) {
+  private ask(member: UpstreamMember, method: string, params: unknown, block?: number, signal?: AbortSignal) {
     member.inFlight += 1;
     const done = () => {
       member.inFlight -= 1;
@@ -264,6 +224,11 @@ export class UpstreamPool {
       if (!reply.ok && isMethodRefusal(reply.error)) {
         member.refused.note(method);
         throw new MethodRefused(method);
+      }
+      // A block below its head whose state it no longer holds: a pruned node. Another may hold it.
+      if (!reply.ok && block !== undefined && block < member.head && isMissingState(reply.error)) {
+        member.oldestState = Math.max(member.oldestState, block + 1);
+        throw new MissingState(reply);
       }
       this.noteHead(member, method, reply);
       return reply;
@@ -287,6 +252,7 @@ export class UpstreamPool {
     candidates: UpstreamMember[],
     method: string,
     params: unknown,
+    block?: number,
   ): Promise<UpstreamReply> {
     return new Promise((resolve, reject) => {
       let next = 0;
@@ -295,6 +261,7 @@ export class UpstreamPool {
       let hedged = false;
       let hedgeTimer: NodeJS.Timeout | undefined;
       let lastError: unknown;
+      let missingState: MissingState | undefined;
       const calls = new Set<AbortController>();
 
       const finish = () => {
@@ -311,7 +278,7 @@ export class UpstreamPool {
           if (controller) calls.add(controller);
           running += 1;
           if (asHedge) this.onHedge?.('sent');
-          this.ask(member, method, params, controller?.signal).then(
+          this.ask(member, method, params, block, controller?.signal).then(
             (reply) => {
               if (controller) calls.delete(controller);
               if (settled) return;
@@ -325,13 +292,16 @@ export class UpstreamPool {
               if (settled) return;
               // A refusal is an answer: not held against the upstream, and the method may still be
               // served by the next one; when none does, the client hears that (not a node failure).
-              if (!(error instanceof MethodRefused)) {
+              if (error instanceof MissingState) missingState = error;
+              else if (!(error instanceof MethodRefused)) {
                 member.breaker.failure();
                 lastError = error;
               }
               if (!launch(false) && running === 0) {
                 finish();
-                reject(lastError ?? this.notServed(method));
+                // No upstream holds the state: the node's own answer says so.
+                if (!lastError && missingState) resolve(missingState.reply);
+                else reject(lastError ?? this.notServed(method));
               }
             },
           );
@@ -378,7 +348,7 @@ export class UpstreamPool {
     const rank = (m: UpstreamMember) =>
       (m.breaker.state === 'open' ? 8 : 0) +
       (head >= 0 && m.head < 0 ? 4 : 0) +
-      (minHead !== undefined && m.head >= 0 && m.head < minHead ? 2 : 0) +
+      (minHead !== undefined && ((m.head >= 0 && m.head < minHead) || minHead < m.oldestState) ? 2 : 0) +
       (behind(m) ? 1 : 0);
     return candidates.sort((a, b) => rank(a) - rank(b));
   }
