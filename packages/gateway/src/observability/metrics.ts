@@ -209,6 +209,15 @@ export class GatewayMetrics {
       },
     });
     new Gauge({
+      name: 'portico_upstream_oldest_state_block',
+      help: 'Oldest block whose state each upstream holds, learned from its pruned-state answers; 0 when not known to be pruned',
+      labelNames: upstreamLabels,
+      registers,
+      collect() {
+        gaugeOfStates(this, (state) => state.oldestState);
+      },
+    });
+    new Gauge({
       name: 'portico_upstream_methods_refused',
       help: 'Methods each upstream answered it does not serve (sent to the others for a while)',
       labelNames: upstreamLabels,
