@@ -103,14 +103,15 @@ export async function startGateway(
       subscriptionCosts: n.subscriptionCosts,
     };
     // Subscriptions go to the configured WebSocket nodes, else to the HTTP upstreams' ws:// twins,
-    // those whose breaker is not open first.
+    // those whose breaker is not open and that are not cordoned first.
+    const outOfService = (m: (typeof upstreams.members)[number]) => m.cordoned || m.breaker.state === 'open';
     const configured = n.wsUpstreams;
     wsUpstreams.set(network, {
       timeoutMs: n.timeoutMs,
       urls: () =>
         configured ??
         [...upstreams.members]
-          .sort((a, b) => Number(a.breaker.state === 'open') - Number(b.breaker.state === 'open'))
+          .sort((a, b) => Number(outOfService(a)) - Number(outOfService(b)))
           .map((m) => wsUrlOf(m.upstream.url)),
     });
     return network;

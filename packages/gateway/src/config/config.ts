@@ -209,8 +209,8 @@ const networkSchema = (env: NodeJS.ProcessEnv) =>
       /** Most blocks one eth_getLogs may cover. Default 10000. */
       maxLogsBlockRange: withDefault(integer(1, 100_000_000), 10_000),
       /**
-       * An upstream behind the head the others agree on by more than this many blocks gets no reads
-       * of blocks it lacks (\`latest\` among them) until it catches up. Default 5.
+       * An upstream behind the head the others agree on by more than this many blocks gets no calls
+       * (but reads of older blocks it holds) until it catches up. Default 5.
        */
       maxLagBlocks: withDefault(integer(0, 1_000_000), 5),
       /** How long a method an upstream answered it does not serve is sent to the others only. Default 10 minutes. */

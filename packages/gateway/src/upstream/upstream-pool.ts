@@ -172,7 +172,10 @@ export class UpstreamPool {
   call(method: string, params: unknown, minHead?: number): Promise<UpstreamReply> {
     const inService = this.order(minHead);
     if (inService.length === 0) return Promise.reject(noUpstream());
-    const candidates = inService.filter((m) => !m.refused.refuses(method));
+    // Most calls meet no refusal: the list is copied only when one is known.
+    const candidates = inService.some((m) => m.refused.refuses(method))
+      ? inService.filter((m) => !m.refused.refuses(method))
+      : inService;
     if (candidates.length === 0) return Promise.reject(this.notServed(method));
     // One upstream (the common case) leaves nothing to fail over to or hedge with.
     if (candidates.length === 1 || this.writes.has(method))
@@ -334,7 +337,7 @@ export class UpstreamPool {
    * left out while another one is in service, unless the call names a block it holds.
    */
   private order(minHead?: number): UpstreamMember[] {
-    if (this.members.length === 1) return this.members.filter((m) => !m.cordoned);
+    if (this.members.length === 1) return this.members[0].cordoned ? [] : this.members;
     const head = this.networkHead();
     const start = this.cursor++ % this.members.length;
     const rotated = [...this.members.slice(start), ...this.members.slice(0, start)].filter(
