@@ -101,6 +101,16 @@ describe('health and head', () => {
         [hostOf(c.url), 0, false],
       ],
     );
+    const cFinalized = (await anvilCall(c, 'eth_getBlockByNumber', ['finalized', false])) as {
+      number: string;
+    };
+    assert.ok(Number(cFinalized.number) > 0, 'the node ahead reports a finalized block above the others');
+    const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+    assert.match(
+      metrics,
+      /portico_network_finalized_block\{network="fleet"\} 0\n/,
+      'finalized is not dragged either',
+    );
     const head = await rpc(urlOf('fleet'), 'eth_blockNumber');
     assert.equal(head.body.result, '0x0', 'latest is the head the others agree on, not the one far ahead');
     const block = await rpc(urlOf('fleet'), 'eth_getBlockByNumber', ['latest', false]);

@@ -111,9 +111,12 @@ export class HeadTracker {
   private publish() {
     const next = this.agreedHead();
     this.polledHeads.clear();
-    // The finalized height is what the upstreams report now (the highest of them): on a dev chain
-    // reverted to a snapshot it can go down, and cached data above it must not count as final.
-    if (this.nextFinalized >= 0) this.finalized = this.nextFinalized;
+    // The finalized height is what the upstreams in service agree on now (the lowest among those
+    // not lagging), so a node far ahead cannot make unfinalized data count as final in the cache;
+    // it can go down (a dev chain reverted to a snapshot). Before any agreement, the highest reported.
+    const agreedFinalized = this.pool.agreed()?.finalized ?? -1;
+    if (agreedFinalized >= 0) this.finalized = agreedFinalized;
+    else if (this.nextFinalized >= 0) this.finalized = this.nextFinalized;
     this.nextFinalized = -1;
     if (!next) return;
     const previous = this.head;
