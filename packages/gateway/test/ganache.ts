@@ -28,6 +28,10 @@ export async function startGanache(chainId = 31337): Promise<Ganache> {
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
+  // A test process that ends without stop() takes ganache with it.
+  const onParentExit = () => child.kill('SIGKILL');
+  process.once('exit', onParentExit);
+  child.once('exit', () => process.removeListener('exit', onParentExit));
   let errors = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     errors = (errors + chunk.toString()).slice(-4000);
