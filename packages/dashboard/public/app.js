@@ -11,6 +11,7 @@ import { keyView } from './views/key.js';
 import { keysView } from './views/keys.js';
 import { newKeyView } from './views/new-key.js';
 import { signInView } from './views/signin.js';
+import { upstreamsView } from './views/upstreams.js';
 import { usageView } from './views/usage.js';
 
 function parseHash() {
@@ -45,6 +46,7 @@ async function render() {
   if (path.startsWith('/keys/')) return keyView(ticket, decodeURIComponent(path.slice('/keys/'.length)));
   if (path === '/usage') return usageView(ticket, params);
   if (path === '/audit') return auditView(ticket, params);
+  if (path === '/upstreams') return upstreamsView(ticket);
   show(
     ticket,
     'Not found',

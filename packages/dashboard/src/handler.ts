@@ -41,6 +41,7 @@ const PAGE_FILES = [
   'views/key.js',
   'views/usage.js',
   'views/audit.js',
+  'views/upstreams.js',
   'api.js',
   'charts.js',
   'dom.js',

@@ -307,7 +307,13 @@ test('rename a key, change its caps and rotate it: the old key text gets 401, th
   await page.getByRole('heading', { name: 'New key text for nightly batch' }).waitFor();
   await assertAccessible(page, 'rotated key');
   const newEndpoint = await page.locator('.endpoint-url').first().innerText();
-  const call = { jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] };
+  // A read that goes upstream (eth_chainId is answered by the gateway itself).
+  const call = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'eth_getBalance',
+    params: ['0x00000000000000000000000000000000000000cc', 'latest'],
+  };
   assert.equal((await rpc(created.endpoints[0].url, call)).status, 401);
   assert.equal((await rpc(newEndpoint, call)).status, 200);
   assert.deepEqual(errors, []);
@@ -609,4 +615,40 @@ test('when the gateway stops answering, the page says so and offers to try again
   assert.match(await page.locator('#error-detail').innerText(), /failed \(no answer, unreachable\)/);
   assert.match(await page.locator('main').innerText(), /Check that the gateway is running/);
   await page.getByRole('button', { name: 'Try again' }).waitFor();
+});
+
+test('the upstreams page cordons a node and puts it back; while cordoned the gateway sends it no calls, free of charge', async () => {
+  const { page, errors } = await openPage();
+  await signIn(page);
+  await page.getByRole('heading', { name: 'API keys' }).waitFor();
+  await page.getByRole('link', { name: 'Upstreams' }).click();
+  await page.getByRole('heading', { name: 'Upstream nodes' }).waitFor();
+  const row = page.locator('tr[data-upstream="local/0"]');
+  assert.equal(await row.locator('td.status').innerText(), 'in service');
+  await assertAccessible(page, 'upstreams');
+  await screenshot(page, 'upstreams');
+
+  const { key, record } = await gateway.keys.create({ name: 'cordon check', dailyCredits: 10_000 });
+  const endpoint = `${gateway.networks[0].baseUrl}/v3/${key}`;
+  // A read that goes upstream (eth_chainId is answered by the gateway itself).
+  const call = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'eth_getBalance',
+    params: ['0x00000000000000000000000000000000000000cc', 'latest'],
+  };
+
+  await page.getByRole('button', { name: /^Cordon 0 \(127\.0\.0\.1:\d+\) on local$/ }).click();
+  await page.getByText('is cordoned: no new calls reach it').first().waitFor();
+  assert.equal(await row.locator('td.status').innerText(), 'cordoned, drained');
+  const refused = await rpc(endpoint, call);
+  assert.equal(refused.status, 502);
+  assert.equal((refused.body as { error: { code: number } }).error.code, -32603);
+  assert.equal(await gateway.ledger.spent(record.id), 0, 'a call no upstream could take costs nothing');
+
+  await page.getByRole('button', { name: /^Uncordon 0 / }).click();
+  await page.getByText('is back in service').first().waitFor();
+  assert.equal(await row.locator('td.status').innerText(), 'in service');
+  assert.deepEqual((await rpc(endpoint, call)).body, { jsonrpc: '2.0', id: 1, result: '0x0' });
+  assert.deepEqual(errors, []);
 });

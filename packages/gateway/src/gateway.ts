@@ -60,8 +60,8 @@ export async function startGateway(
     const methods = methodTableFor(n.kind, n.passthroughCost, n.maxLogsBlockRange, n.methodCosts);
     const upstreams = new UpstreamPool(
       n.upstreams.map(
-        (url) =>
-          new HttpUpstream(url, {
+        (entry) =>
+          new HttpUpstream(typeof entry === 'string' ? entry : entry.url, {
             timeoutMs: n.timeoutMs,
             maxResponseBytes: n.maxResponseBytes,
             exactIntegers: n.kind === 'solana',
@@ -75,6 +75,10 @@ export async function startGateway(
         headOfAnswer: methods.hooks.headOfAnswer,
         writes: methods.writes,
         onHedge: (outcome) => metrics.hedged(n.name, outcome),
+        network: `network ${n.name}`,
+        refusedMethodTtlMs: n.refusedMethodTtlMs,
+        upstreamSettings: n.upstreams.map((entry) => (typeof entry === 'string' ? {} : entry)),
+        maxLag: n.maxLagBlocks,
       },
     );
     const heads = new HeadTracker(upstreams, n.kind, n.headPollMs);
@@ -99,14 +103,15 @@ export async function startGateway(
       subscriptionCosts: n.subscriptionCosts,
     };
     // Subscriptions go to the configured WebSocket nodes, else to the HTTP upstreams' ws:// twins,
-    // those whose breaker is not open first.
+    // those whose breaker is not open and that are not cordoned first.
+    const outOfService = (m: (typeof upstreams.members)[number]) => m.cordoned || m.breaker.state === 'open';
     const configured = n.wsUpstreams;
     wsUpstreams.set(network, {
       timeoutMs: n.timeoutMs,
       urls: () =>
         configured ??
         [...upstreams.members]
-          .sort((a, b) => Number(a.breaker.state === 'open') - Number(b.breaker.state === 'open'))
+          .sort((a, b) => Number(outOfService(a)) - Number(outOfService(b)))
           .map((m) => wsUrlOf(m.upstream.url)),
     });
     return network;

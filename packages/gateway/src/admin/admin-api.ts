@@ -9,6 +9,8 @@ import { describeKey, keyView } from '../keys/key-view.ts';
 import type { Network } from '../network.ts';
 import { STORE_LABELS, StoreUnavailableError } from '../rpc/errors.ts';
 import type { UsageRecorder } from '../usage/usage-recorder.ts';
+import { AdminError } from './admin-error.ts';
+import { routeUpstreams } from './upstreams-api.ts';
 
 export type AdminDependencies = {
   adminToken: string;
@@ -20,21 +22,12 @@ export type AdminDependencies = {
   publicUrl: () => string;
 };
 
-class AdminError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 /**
  * The admin HTTP API under /admin, guarded by `Authorization: Bearer <admin token>`:
  * GET/POST /admin/keys, GET/PATCH/DELETE /admin/keys/:id, POST /admin/keys/:id/rotate,
  * POST/DELETE /admin/keys/:id/secret,
- * GET /admin/projects, GET /admin/usage, GET /admin/networks.
+ * GET /admin/projects, GET /admin/usage, GET /admin/networks,
+ * GET /admin/upstreams, POST /admin/upstreams/:network/:upstream/cordon and /uncordon.
  *
  * Writes are all-or-nothing: everything the answer needs is read first (today's balance from the
  * ledger) and the one write to the key store comes last, in one statement. A store that cannot be
@@ -174,6 +167,7 @@ async function route(
       },
     };
   }
+  if (parts[1] === 'upstreams') return routeUpstreams(method, parts, deps.networks);
   if (parts[1] === 'networks' && parts.length === 2 && method === 'GET') {
     return { status: 200, body: { networks: deps.networks.map((n) => describeNetwork(n, deps)) } };
   }

@@ -257,3 +257,42 @@ test('an unknown field is named with the closest known name when it looks like a
     (error: Error) => !/did you mean/.test(error.message),
   );
 });
+
+test('an upstream is a URL or { url, name, maxConcurrency }; the fleet settings have defaults', () => {
+  const env = { NODE_KEY: 'k3y' };
+  const config = parseConfig(
+    {
+      networks: [
+        {
+          name: 'fleet',
+          chainId: 'eip155:1',
+          upstreams: [
+            'http://a.example',
+            { url: `http://b.example/\${NODE_KEY}`, name: 'b', maxConcurrency: 8 },
+          ],
+        },
+      ],
+    },
+    env,
+  );
+  const [network] = config.networks;
+  assert.deepEqual(network.upstreams, [
+    'http://a.example',
+    { url: 'http://b.example/k3y', name: 'b', maxConcurrency: 8 },
+  ]);
+  assert.equal(network.maxLagBlocks, 5);
+  assert.equal(network.refusedMethodTtlMs, 600_000);
+  const wrong = (upstream: unknown) => () =>
+    parseConfig({ networks: [{ name: 'n', chainId: 'eip155:1', upstreams: [upstream] }] }, env);
+  assert.throws(
+    wrong({ url: 'http://b.example', maxConcurrency: 0 }),
+    /upstreams\[0\]\.maxConcurrency must be an integer from 1/,
+  );
+  assert.throws(wrong({ url: 'ftp://b.example' }), /upstreams\[0\]\.url must be an http\(s\) URL/);
+  assert.throws(
+    wrong({ url: 'http://b.example', weight: 2 }),
+    /upstreams\[0\] has unknown field\(s\): weight/,
+  );
+  assert.throws(wrong('ftp://b.example'), /upstreams\[0\] must be an http\(s\) URL/);
+  assert.throws(wrong(`http://\${MISSING}`), /uses \$\{MISSING\} but that environment variable is not set/);
+});

@@ -23,6 +23,7 @@ import {
   parseWith,
   rootOf,
   section,
+  textOrSection,
   withDefault,
 } from './schema.ts';
 
@@ -162,9 +163,25 @@ const networkSchema = (env: NodeJS.ProcessEnv) =>
       ),
       /** Optional host name that selects this network (e.g. `mainnet.example.com`). */
       host: optionalLowerCase,
-      /** Upstream node URLs; secrets may come from the environment as `${VAR}`. */
+      /**
+       * Upstream nodes: each a URL (secrets may come from the environment as `${VAR}`) or
+       * `{ url, name, maxConcurrency }` (a name for the admin API; most calls in flight at once).
+       */
       upstreams: list(
-        fromEnv(httpUrl, env),
+        textOrSection(
+          fromEnv(httpUrl, env),
+          section({
+            url: fromEnv(httpUrl, env),
+            /** How the admin API and /readyz name the upstream. Default: its index. */
+            name: optional(
+              field<string>(
+                (value, at) => (typeof value === 'string' && NAME.test(value)) || `${at} must match ${NAME}`,
+              ),
+            ),
+            /** Most calls in flight at once on this upstream; more wait for another upstream. Default: no cap. */
+            maxConcurrency: optional(integer(1, 1_000_000)),
+          }),
+        ),
         (value, at) => value.length > 0 || `${at} must be a non-empty list of URLs`,
         (at) => `${at} must be a non-empty list of URLs`,
       ),
@@ -191,6 +208,13 @@ const networkSchema = (env: NodeJS.ProcessEnv) =>
       maxResponseBytes: withDefault(integer(1024, 1024 ** 3), 16 * 1024 * 1024),
       /** Most blocks one eth_getLogs may cover. Default 10000. */
       maxLogsBlockRange: withDefault(integer(1, 100_000_000), 10_000),
+      /**
+       * An upstream behind the head the others agree on by more than this many blocks gets no calls
+       * (but reads of older blocks it holds) until it catches up. Default 5.
+       */
+      maxLagBlocks: withDefault(integer(0, 1_000_000), 5),
+      /** How long a method an upstream answered it does not serve is sent to the others only. Default 10 minutes. */
+      refusedMethodTtlMs: withDefault(integer(1000, 86_400_000), 600_000),
       /** How often each upstream is asked for its head (also the health check). Default 2000 ms. */
       headPollMs: withDefault(integer(100, 600_000), 2000),
       /** Finality-aware response cache. */

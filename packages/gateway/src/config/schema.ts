@@ -265,3 +265,23 @@ export function record<T>(
     },
   });
 }
+
+/**
+ * A value written either as a string (checked by `text`, e.g. a URL) or as an object (checked by
+ * `object`, a section with more settings), e.g. an upstream as its URL or as `{ url, maxConcurrency }`.
+ */
+export function textOrSection<T, O, S>(text: Struct<T, null>, object: Struct<O, S>): Struct<T | O, null> {
+  const isText = (value: unknown) => typeof value === 'string' || value instanceof MissingVariable;
+  return new Struct<T | O, null>({
+    type: 'textOrSection',
+    schema: null,
+    coercer: (value, context) =>
+      isText(value) ? text.coercer(value, context) : object.coercer(value, context),
+    validator: (value, context) =>
+      isText(value) ? text.validator(value, context) : object.validator(value, context),
+    *entries(value, context) {
+      if (!isText(value)) yield* object.entries(value, context);
+    },
+    refiner: (value, context) => (isText(value) ? true : object.refiner(value as O, context)),
+  });
+}

@@ -1,6 +1,7 @@
 import type { Network } from '../network.ts';
+import { type UpstreamState, upstreamStates } from '../upstream/upstream-states.ts';
 
-export type UpstreamHealth = { upstream: number; host: string; breaker: string; head: number; up: boolean };
+export type UpstreamHealth = UpstreamState;
 
 export type Readiness = {
   ready: boolean;
@@ -9,20 +10,15 @@ export type Readiness = {
 };
 
 /**
- * Ready when every network has at least one upstream whose breaker is not open and that reported
- * a head, and the gateway is not shutting down. Upstreams are shown by index and host only.
+ * Ready when every network has at least one upstream in service (breaker not open, a head
+ * reported, not cordoned), and the gateway is not shutting down. Upstreams are shown by index,
+ * name and host only (never their URL), with head, lag, cordon and the methods they refused.
  */
 export function readiness(networks: readonly Network[], shuttingDown: boolean): Readiness {
   const detail: Readiness['networks'] = {};
   let all = true;
   for (const network of networks) {
-    const upstreams = network.upstreams.members.map((m, index) => ({
-      upstream: index,
-      host: m.upstream.host,
-      breaker: m.breaker.state,
-      head: m.head,
-      up: m.breaker.state !== 'open' && m.head >= 0,
-    }));
+    const upstreams = upstreamStates(network.upstreams);
     const ready = upstreams.some((u) => u.up);
     all &&= ready;
     detail[network.name] = { ready, upstreams };

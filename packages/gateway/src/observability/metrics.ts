@@ -1,6 +1,7 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { Network } from '../network.ts';
 import type { CacheStatus, SubscriptionType } from '../types.ts';
+import { type UpstreamState, upstreamStates } from '../upstream/upstream-states.ts';
 import { NetworkTally } from './request-tally.ts';
 import { TallyHistogram } from './tally-histogram.ts';
 
@@ -146,6 +147,20 @@ export class GatewayMetrics {
         });
       }
     };
+    const gaugeOfStates = (
+      gauge: Gauge<'network' | 'upstream' | 'host'>,
+      value: (state: UpstreamState) => number,
+    ) => {
+      gauge.reset();
+      for (const network of networks) {
+        for (const state of upstreamStates(network.upstreams)) {
+          gauge.set(
+            { network: network.name, upstream: String(state.upstream), host: state.host },
+            value(state),
+          );
+        }
+      }
+    };
     new Gauge({
       name: 'portico_upstream_breaker_state',
       help: 'Circuit breaker of each upstream: 0 closed, 1 half-open, 2 open',
@@ -163,7 +178,52 @@ export class GatewayMetrics {
       labelNames: upstreamLabels,
       registers,
       collect() {
-        eachUpstream(this, (m) => (m.breaker.state !== 'open' && m.head >= 0 ? 1 : 0));
+        eachUpstream(this, (m) => (!m.cordoned && m.breaker.state !== 'open' && m.head >= 0 ? 1 : 0));
+      },
+    });
+    new Gauge({
+      name: 'portico_upstream_lag_blocks',
+      help: 'Blocks each upstream is behind the head the upstreams in service agree on; -1 when unknown',
+      labelNames: upstreamLabels,
+      registers,
+      collect() {
+        gaugeOfStates(this, (state) => state.lag);
+      },
+    });
+    new Gauge({
+      name: 'portico_upstream_cordoned',
+      help: 'Whether an operator cordoned the upstream (no new calls): 1 cordoned, 0 not',
+      labelNames: upstreamLabels,
+      registers,
+      collect() {
+        gaugeOfStates(this, (state) => (state.cordoned ? 1 : 0));
+      },
+    });
+    new Gauge({
+      name: 'portico_upstream_in_flight',
+      help: 'Calls in flight on each upstream',
+      labelNames: upstreamLabels,
+      registers,
+      collect() {
+        gaugeOfStates(this, (state) => state.inFlight);
+      },
+    });
+    new Gauge({
+      name: 'portico_upstream_oldest_state_block',
+      help: 'Oldest block whose state each upstream holds, learned from its pruned-state answers; 0 when not known to be pruned',
+      labelNames: upstreamLabels,
+      registers,
+      collect() {
+        gaugeOfStates(this, (state) => state.oldestState);
+      },
+    });
+    new Gauge({
+      name: 'portico_upstream_methods_refused',
+      help: 'Methods each upstream answered it does not serve (sent to the others for a while)',
+      labelNames: upstreamLabels,
+      registers,
+      collect() {
+        gaugeOfStates(this, (state) => state.methodsRefused.length);
       },
     });
     new Gauge({

@@ -69,13 +69,11 @@ export class HeadTracker {
         member.safe = numberOfBlock(safe);
         member.finalized = numberOfBlock(finalized);
         this.nextFinalized = Math.max(this.nextFinalized, member.finalized);
-        if (!this.nextHead || member.head > this.nextHead.number) {
-          this.nextHead = {
-            number: member.head,
-            hash: block.hash ?? null,
-            parentHash: block.parentHash ?? null,
-          };
-        }
+        this.polledHeads.set(member, {
+          number: member.head,
+          hash: block.hash ?? null,
+          parentHash: block.parentHash ?? null,
+        });
       } else {
         const [slot, finalizedSlot] = await Promise.all([
           call('getSlot', [{ commitment: 'processed' }]),
@@ -88,9 +86,7 @@ export class HeadTracker {
         member.finalized = typeof finalized === 'number' ? finalized : -1;
         member.safe = member.finalized;
         this.nextFinalized = Math.max(this.nextFinalized, member.finalized);
-        if (!this.nextHead || member.head > this.nextHead.number) {
-          this.nextHead = { number: member.head, hash: null, parentHash: null };
-        }
+        this.polledHeads.set(member, { number: member.head, hash: null, parentHash: null });
       }
       member.breaker.success();
     } catch {
@@ -98,15 +94,29 @@ export class HeadTracker {
     }
   }
 
-  private nextHead: ChainHead | undefined;
+  /** The heads this poll's upstreams reported. */
+  private readonly polledHeads = new Map<UpstreamMember, ChainHead>();
   private nextFinalized = -1;
 
+  /**
+   * The network's head after a poll: the block of an upstream at the head the upstreams in service
+   * agree on (UpstreamPool.networkHead), not the highest one, so a node far ahead moves nothing.
+   */
+  private agreedHead(): ChainHead | undefined {
+    const number = this.pool.networkHead();
+    for (const head of this.polledHeads.values()) if (head.number === number) return head;
+    return undefined;
+  }
+
   private publish() {
-    const next = this.nextHead;
-    // The finalized height is what the upstreams report now (the highest of them): on a dev chain
-    // reverted to a snapshot it can go down, and cached data above it must not count as final.
-    if (this.nextFinalized >= 0) this.finalized = this.nextFinalized;
-    this.nextHead = undefined;
+    const next = this.agreedHead();
+    this.polledHeads.clear();
+    // The finalized height is what the upstreams in service agree on now (the lowest among those
+    // not lagging), so a node far ahead cannot make unfinalized data count as final in the cache;
+    // it can go down (a dev chain reverted to a snapshot). Before any agreement, the highest reported.
+    const agreedFinalized = this.pool.agreed()?.finalized ?? -1;
+    if (agreedFinalized >= 0) this.finalized = agreedFinalized;
+    else if (this.nextFinalized >= 0) this.finalized = this.nextFinalized;
     this.nextFinalized = -1;
     if (!next) return;
     const previous = this.head;

@@ -49,3 +49,27 @@ test('an upstream whose breaker is open counts neither for the best head nor the
   assert.equal(p.bestHead(), 100);
   assert.equal(p.agreed()?.latest, 100);
 });
+
+test('one upstream far ahead moves neither the network head nor latest, and evicts no one', () => {
+  const p = pool([{ head: 100 }, { head: 101 }, { head: 1000 }]);
+  assert.equal(p.networkHead(), 101);
+  assert.deepEqual(
+    p.members.map((m) => p.isLagging(m)),
+    [false, false, false],
+  );
+  assert.equal(p.agreed()?.latest, 100);
+});
+
+test('one upstream far behind is lagging and does not hold latest back', () => {
+  const p = pool([{ head: 100 }, { head: 101 }, { head: 10 }], 5);
+  assert.equal(p.networkHead(), 100);
+  assert.deepEqual(
+    p.members.map((m) => [p.lagOf(m), p.isLagging(m)]),
+    [
+      [0, false],
+      [0, false],
+      [90, true],
+    ],
+  );
+  assert.equal(p.agreed()?.latest, 100);
+});

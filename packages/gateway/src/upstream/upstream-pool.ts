@@ -2,24 +2,47 @@ import { GatewayError } from '../rpc/errors.ts';
 import type { JsonResult } from '../rpc/json-result.ts';
 import { CircuitBreaker } from './circuit-breaker.ts';
 import type { HttpUpstream, UpstreamReply } from './http-upstream.ts';
+import { isMethodRefusal, MethodRefusals, MethodRefused } from './method-refusals.ts';
+import { isMissingState, MissingState } from './missing-state.ts';
 
-const noUpstream = () => new GatewayError('upstreamUnavailable', 'No upstream node is available');
+const noUpstream = () =>
+  new GatewayError(
+    'upstreamUnavailable',
+    'No upstream node is available (every one is down, cordoned or at its maxConcurrency); retry shortly',
+  );
 
 export type UpstreamMember = {
   upstream: HttpUpstream;
+  /** How the admin API and /readyz name it: its configured name, else its index. */
+  name: string;
+  /** Taken out by an operator: no new calls (those in flight finish); still polled for its head. */
+  cordoned: boolean;
+  /** Calls in flight on it now (not counting head polls). */
+  inFlight: number;
+  /** Most calls in flight at once; Infinity without a cap. */
+  maxConcurrency: number;
   breaker: CircuitBreaker;
   /** Latest block (or slot) number this upstream reported; -1 when unknown. */
   head: number;
   /** Its `safe` and `finalized` blocks (EVM) or finalized slot (Solana); -1 when unknown. */
   safe: number;
   finalized: number;
+  /** Methods this upstream answered it does not serve (not sent there again for a while). */
+  refused: MethodRefusals;
+  /** The oldest block whose state it holds, learned from its "missing trie node" answers; 0 until then. */
+  oldestState: number;
 };
 
 /** Block numbers every upstream in service has reached: what `latest`, `safe`, `finalized` mean. */
 export type AgreedHeights = { latest: number; safe: number; finalized: number };
 
 export type UpstreamPoolOptions = {
-  /** Upstreams behind by more than this many blocks are used only when no other is available. */
+  /** Per upstream, in the same order: its name and concurrency cap. */
+  upstreamSettings?: readonly { name?: string; maxConcurrency?: number }[];
+  /**
+   * Upstreams behind the network head by more than this many blocks get no reads of blocks they
+   * lack (`latest` among them) while another upstream is in service. Default 5.
+   */
   maxLag?: number;
   breakerThreshold?: number;
   breakerCooldownMs?: number;
@@ -31,6 +54,10 @@ export type UpstreamPoolOptions = {
   onHedge?: (outcome: 'sent' | 'won') => void;
   /** The head an upstream reported in an answer (see ChainHooks.headOfAnswer). */
   headOfAnswer?: (method: string, result: JsonResult) => number | undefined;
+  /** The network's name, for the answer when no upstream serves a method. */
+  network?: string;
+  /** How long a method an upstream refused is not sent there again. Default 10 minutes. */
+  refusedMethodTtlMs?: number;
 };
 
 /**
@@ -45,21 +72,53 @@ export class UpstreamPool {
   private readonly onHedge: UpstreamPoolOptions['onHedge'];
   private readonly headOfAnswer: UpstreamPoolOptions['headOfAnswer'];
   private readonly writes: ReadonlySet<string>;
+  private readonly network: string;
   private cursor = 0;
 
   constructor(upstreams: HttpUpstream[], options: UpstreamPoolOptions = {}) {
-    this.members = upstreams.map((upstream) => ({
+    this.members = upstreams.map((upstream, index) => ({
       upstream,
+      name: options.upstreamSettings?.[index]?.name ?? String(index),
+      cordoned: false,
+      inFlight: 0,
+      maxConcurrency: options.upstreamSettings?.[index]?.maxConcurrency ?? Number.POSITIVE_INFINITY,
       breaker: new CircuitBreaker(options.breakerThreshold, options.breakerCooldownMs),
       head: -1,
       safe: -1,
       finalized: -1,
+      refused: new MethodRefusals(options.refusedMethodTtlMs),
+      oldestState: 0,
     }));
+    this.network = options.network ?? 'this network';
     this.maxLag = options.maxLag ?? 5;
     this.hedgeAfterMs = options.hedgeAfterMs;
     this.onHedge = options.onHedge;
     this.headOfAnswer = options.headOfAnswer;
     this.writes = options.writes ?? new Set();
+  }
+
+  /**
+   * The head the upstreams in service agree on: the median of their heads (the higher of the two
+   * middle ones), so one node far ahead or far behind moves neither it nor what `latest` means.
+   * -1 until one has reported a head.
+   */
+  networkHead(): number {
+    const heads = this.members
+      .filter((m) => !m.cordoned && m.breaker.state !== 'open' && m.head >= 0)
+      .map((m) => m.head)
+      .sort((a, b) => a - b);
+    return heads.length === 0 ? -1 : heads[Math.floor(heads.length / 2)];
+  }
+
+  /** How far an upstream is behind the network head (0 when level or ahead; -1 when unknown). */
+  lagOf(member: UpstreamMember, networkHead = this.networkHead()): number {
+    if (member.head < 0 || networkHead < 0) return -1;
+    return Math.max(0, networkHead - member.head);
+  }
+
+  /** Whether an upstream is behind the network head by more than `maxLag` blocks. */
+  isLagging(member: UpstreamMember, networkHead = this.networkHead()): boolean {
+    return this.lagOf(member, networkHead) > this.maxLag;
   }
 
   /** The highest head among upstreams whose breaker is not open. */
@@ -70,17 +129,18 @@ export class UpstreamPool {
   }
 
   /**
-   * The heights every upstream in service (breaker not open, not lagging) has reached: the lowest
-   * of their latest, safe and finalized blocks. Undefined until one has reported a head.
+   * The heights every upstream in service (breaker not open, not lagging behind the network head)
+   * has reached: the lowest of their latest, safe and finalized blocks. Undefined until one has
+   * reported a head.
    */
   agreed(): AgreedHeights | undefined {
-    const best = this.bestHead();
-    if (best < 0) return undefined;
-    let latest = best;
+    const head = this.networkHead();
+    if (head < 0) return undefined;
+    let latest = head;
     let safe = Number.POSITIVE_INFINITY;
     let finalized = Number.POSITIVE_INFINITY;
     for (const m of this.members) {
-      if (m.breaker.state === 'open' || m.head < 0 || best - m.head > this.maxLag) continue;
+      if (m.cordoned || m.breaker.state === 'open' || m.head < 0 || this.isLagging(m, head)) continue;
       latest = Math.min(latest, m.head);
       if (m.safe >= 0) safe = Math.min(safe, m.safe);
       if (m.finalized >= 0) finalized = Math.min(finalized, m.finalized);
@@ -93,30 +153,96 @@ export class UpstreamPool {
   }
 
   /**
+   * Cordons (or uncordons) an upstream: no new calls go to it, those in flight finish (drained once
+   * `inFlight` is 0). Its head is still polled, so it is back at once when uncordoned.
+   */
+  cordon(member: UpstreamMember, cordoned: boolean) {
+    member.cordoned = cordoned;
+  }
+
+  /** Whether an upstream may take one more call now: not cordoned, under its cap. */
+  private hasRoom(member: UpstreamMember): boolean {
+    return !member.cordoned && member.inFlight < member.maxConcurrency;
+  }
+
+  /**
    * Calls the method on the best upstream, failing over (and hedging) for idempotent methods;
    * upstreams whose head is below `minHead` (the block the call names) are tried last.
    */
   call(method: string, params: unknown, minHead?: number): Promise<UpstreamReply> {
-    const candidates = this.order(minHead);
+    const inService = this.order(minHead);
+    if (inService.length === 0) return Promise.reject(noUpstream());
+    // Most calls meet no refusal: the list is copied only when one is known.
+    const candidates = inService.some((m) => m.refused.refuses(method))
+      ? inService.filter((m) => !m.refused.refuses(method))
+      : inService;
+    if (candidates.length === 0) return Promise.reject(this.notServed(method));
     // One upstream (the common case) leaves nothing to fail over to or hedge with.
-    if (candidates.length === 1 || this.writes.has(method)) return this.callOnce(candidates, method, params);
-    return this.callWithFailover(candidates, method, params);
+    if (candidates.length === 1 || this.writes.has(method))
+      return this.callOnce(candidates, method, params, minHead);
+    return this.callWithFailover(candidates, method, params, minHead);
   }
 
-  /** One attempt, on the first upstream that may take it (a write must never run twice). */
-  private callOnce(candidates: UpstreamMember[], method: string, params: unknown): Promise<UpstreamReply> {
-    const member = candidates.find((m) => m.breaker.allow());
-    if (!member) return Promise.reject(noUpstream());
-    return member.upstream.call(method, params).then(
-      (reply) => {
-        member.breaker.success();
-        this.noteHead(member, method, reply);
-        return reply;
-      },
+  /**
+   * One attempt, on the first upstream that may take it (a write must never run twice); only an
+   * upstream that refused the method (so ran nothing) passes it on to the next.
+   */
+  private callOnce(
+    candidates: UpstreamMember[],
+    method: string,
+    params: unknown,
+    block?: number,
+  ): Promise<UpstreamReply> {
+    const index = candidates.findIndex((m) => this.hasRoom(m) && m.breaker.allow());
+    if (index < 0) return Promise.reject(noUpstream());
+    const member = candidates[index];
+    return this.ask(member, method, params, block).then(
+      (reply) => reply,
       (error: unknown) => {
-        member.breaker.failure();
-        throw error;
+        if (!(error instanceof MethodRefused) && !(error instanceof MissingState)) {
+          member.breaker.failure();
+          throw error;
+        }
+        const rest = candidates.slice(index + 1).filter((m) => !m.refused.refuses(method));
+        if (rest.length > 0) return this.callOnce(rest, method, params, block);
+        if (error instanceof MissingState) return error.reply;
+        throw this.notServed(method);
       },
+    );
+  }
+
+  /**
+   * Calls one upstream: its answer counts for its breaker and its head; an answer that it does not
+   * serve the method is remembered and thrown as MethodRefused (the caller tries another).
+   */
+  private ask(member: UpstreamMember, method: string, params: unknown, block?: number, signal?: AbortSignal) {
+    member.inFlight += 1;
+    const done = () => {
+      member.inFlight -= 1;
+    };
+    const call = member.upstream.call(method, params, signal);
+    call.then(done, done);
+    return call.then((reply) => {
+      member.breaker.success();
+      if (!reply.ok && isMethodRefusal(reply.error)) {
+        member.refused.note(method);
+        throw new MethodRefused(method);
+      }
+      // A block below its head whose state it no longer holds: a pruned node. Another may hold it.
+      if (!reply.ok && block !== undefined && block < member.head && isMissingState(reply.error)) {
+        member.oldestState = Math.max(member.oldestState, block + 1);
+        throw new MissingState(reply);
+      }
+      this.noteHead(member, method, reply);
+      return reply;
+    });
+  }
+
+  /** No upstream serves the method: -32601 naming it and the network (the key is charged nothing). */
+  private notServed(method: string) {
+    return new GatewayError(
+      'methodNotFound',
+      `the method ${method} is not available on ${this.network}: none of its upstream nodes serves it`,
     );
   }
 
@@ -129,6 +255,7 @@ export class UpstreamPool {
     candidates: UpstreamMember[],
     method: string,
     params: unknown,
+    block?: number,
   ): Promise<UpstreamReply> {
     return new Promise((resolve, reject) => {
       let next = 0;
@@ -137,6 +264,7 @@ export class UpstreamPool {
       let hedged = false;
       let hedgeTimer: NodeJS.Timeout | undefined;
       let lastError: unknown;
+      let missingState: MissingState | undefined;
       const calls = new Set<AbortController>();
 
       const finish = () => {
@@ -147,17 +275,15 @@ export class UpstreamPool {
       const launch = (asHedge: boolean): boolean => {
         while (next < candidates.length) {
           const member = candidates[next++];
-          if (!member.breaker.allow()) continue;
+          if (member.refused.refuses(method) || !this.hasRoom(member) || !member.breaker.allow()) continue;
           // Only hedged calls can be abandoned; without hedging no controller is needed.
           const controller = this.hedgeAfterMs === undefined ? undefined : new AbortController();
           if (controller) calls.add(controller);
           running += 1;
           if (asHedge) this.onHedge?.('sent');
-          member.upstream.call(method, params, controller?.signal).then(
+          this.ask(member, method, params, block, controller?.signal).then(
             (reply) => {
               if (controller) calls.delete(controller);
-              member.breaker.success();
-              this.noteHead(member, method, reply);
               if (settled) return;
               if (asHedge) this.onHedge?.('won');
               finish();
@@ -167,11 +293,18 @@ export class UpstreamPool {
               if (controller) calls.delete(controller);
               running -= 1;
               if (settled) return;
-              member.breaker.failure();
-              lastError = error;
+              // A refusal is an answer: not held against the upstream, and the method may still be
+              // served by the next one; when none does, the client hears that (not a node failure).
+              if (error instanceof MissingState) missingState = error;
+              else if (!(error instanceof MethodRefused)) {
+                member.breaker.failure();
+                lastError = error;
+              }
               if (!launch(false) && running === 0) {
                 finish();
-                reject(lastError);
+                // No upstream holds the state: the node's own answer says so.
+                if (!lastError && missingState) resolve(missingState.reply);
+                else reject(lastError ?? this.notServed(method));
               }
             },
           );
@@ -198,17 +331,29 @@ export class UpstreamPool {
     if (head !== undefined && head > member.head) member.head = head;
   }
 
-  /** Upstreams in the order to try: healthy and caught up first (round-robin among equals). */
+  /**
+   * Upstreams in the order to try (round-robin among equals): healthy first, an upstream that never
+   * reported a head or whose breaker is open last. An upstream lagging behind the network head is
+   * left out while another one is in service, unless the call names a block it holds.
+   */
   private order(minHead?: number): UpstreamMember[] {
-    if (this.members.length === 1) return this.members;
-    const best = this.bestHead();
+    if (this.members.length === 1) return this.members[0].cordoned ? [] : this.members;
+    const head = this.networkHead();
     const start = this.cursor++ % this.members.length;
-    const rotated = [...this.members.slice(start), ...this.members.slice(0, start)];
+    const rotated = [...this.members.slice(start), ...this.members.slice(0, start)].filter(
+      (m) => !m.cordoned,
+    );
+    const inService = (m: UpstreamMember) => m.breaker.state !== 'open' && m.head >= 0;
+    const behind = (m: UpstreamMember) =>
+      this.isLagging(m, head) && (minHead === undefined || m.head < minHead);
+    const ready = rotated.filter((m) => inService(m) && !behind(m));
+    const candidates = ready.length > 0 ? rotated.filter((m) => !inService(m) || !behind(m)) : rotated;
     const rank = (m: UpstreamMember) =>
-      (m.breaker.state === 'open' ? 4 : 0) +
-      (minHead !== undefined && m.head >= 0 && m.head < minHead ? 2 : 0) +
-      (best >= 0 && m.head >= 0 && best - m.head > this.maxLag ? 1 : 0);
-    return rotated.sort((a, b) => rank(a) - rank(b));
+      (m.breaker.state === 'open' ? 8 : 0) +
+      (head >= 0 && m.head < 0 ? 4 : 0) +
+      (minHead !== undefined && ((m.head >= 0 && m.head < minHead) || minHead < m.oldestState) ? 2 : 0) +
+      (behind(m) ? 1 : 0);
+    return candidates.sort((a, b) => rank(a) - rank(b));
   }
 
   async close() {

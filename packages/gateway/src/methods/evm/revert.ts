@@ -42,15 +42,61 @@ export function decodeRevertReason(data: Hex): string | undefined {
   return undefined;
 }
 
-/** Whether an upstream JSON-RPC error is an EVM revert (code 3, or a revert message with data). */
-export function isRevertError(error: { code: number; message: string; data?: unknown }): boolean {
-  if (error.code === 3) return true;
-  return /^execution reverted/i.test(error.message) && typeof error.data === 'string';
+type NodeError = { code: number; message: string; data?: unknown };
+
+/**
+ * How each node dialect words a revert (see docs/node-dialects.md and the recorded answers in
+ * test/fixtures/revert-dialects.ts):
+ * - geth, reth, erigon, anvil, Nethermind ≥ 1.20, Besu ≥ 24: code 3, `execution reverted[: reason]`, data hex;
+ * - Besu before 24: -32000 `Execution reverted`, data hex;
+ * - Nethermind before 1.20 and OpenEthereum: -32015 `VM execution error.`, data `Reverted 0x…` (or hex);
+ * - ganache 7: -32000 `VM Exception while processing transaction: revert[ reason]`, data hex
+ *   (eth_call) or `{ hash, programCounter, result, reason, message }` (eth_estimateGas, sends);
+ * - Hardhat (and EDR): -32603 `Error: VM Exception while processing transaction: reverted with …`,
+ *   data `{ message, data }`.
+ */
+const REVERT_MESSAGES = [
+  /^execution reverted\b/i,
+  /^(Error: )?VM Exception while processing transaction: revert(ed)?\b/i,
+  /^(Error: )?Transaction reverted\b/i,
+];
+/** Nethermind's and OpenEthereum's message for every failed call; a revert only when data says so. */
+const VM_EXECUTION_ERROR = /^VM execution error\.?$/i;
+const REVERTED_DATA = /^Reverted(?: (0x[0-9a-fA-F]*))?$/i;
+
+/** The revert payload a node's error carries, wherever its dialect puts it; undefined when none. */
+export function revertPayloadOf(error: NodeError): Hex | undefined {
+  const { data } = error;
+  if (typeof data === 'string') {
+    if (isHex(data)) return data;
+    const reverted = REVERTED_DATA.exec(data.trim());
+    if (reverted) return (reverted[1] as Hex | undefined) ?? '0x';
+    return undefined;
+  }
+  if (data && typeof data === 'object') {
+    // Hardhat/EDR: `{ message, data }`; ganache: `{ hash, programCounter, result, reason, message }`.
+    const inner = data as { data?: unknown; result?: unknown };
+    if (typeof inner.data === 'string' && isHex(inner.data)) return inner.data;
+    if (
+      typeof inner.result === 'string' &&
+      isHex(inner.result) &&
+      !('hash' in inner && inner.result === inner.hash)
+    )
+      return inner.result;
+  }
+  return undefined;
 }
 
-/** The seed's revert error: code 3, `execution reverted: <decoded reason>`, data = payload hex. */
-export function normaliseRevert(error: { code: number; message: string; data?: unknown }) {
-  const data = typeof error.data === 'string' && isHex(error.data) ? error.data : '0x';
+/** Whether an upstream JSON-RPC error is an EVM revert, in any of the dialects above. */
+export function isRevertError(error: NodeError): boolean {
+  if (error.code === 3) return true;
+  if (REVERT_MESSAGES.some((pattern) => pattern.test(error.message))) return true;
+  return VM_EXECUTION_ERROR.test(error.message) && revertPayloadOf(error) !== undefined;
+}
+
+/** The spec's revert error: code 3, `execution reverted: <decoded reason>`, data = payload hex. */
+export function normaliseRevert(error: NodeError) {
+  const data = revertPayloadOf(error) ?? '0x';
   const reason = decodeRevertReason(data);
   return {
     code: 3,
