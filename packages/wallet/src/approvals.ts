@@ -122,7 +122,10 @@ export function createApprovalQueue(
       options: { signal?: AbortSignal } = {},
     ): Promise<SignatureOutcome> {
       const expiresAt = new Date(Date.now() + expiryMs).toISOString();
-      const view: PendingSignature = { kind: 'signature', ...stamp(), expiresAt, ...request };
+      // No warnings is said by leaving them out, so the page and the API never show an empty list.
+      const { warnings, ...details } = request.details;
+      const shown = warnings?.length ? { ...details, warnings } : details;
+      const view: PendingSignature = { kind: 'signature', ...stamp(), expiresAt, ...request, details: shown };
       const asks = `${request.method} on ${request.scope}`;
       const decision = await enqueue(view, request.method, options.signal, asks);
       if (decision === 'account-removed' || decision === 'expired') return decision;

@@ -136,6 +136,7 @@ describe('discovery in Chromium: EIP-6963, the Wallet Standard and CAIP-294 find
           'standard:connect',
           'standard:disconnect',
           'standard:events',
+          'solana:signIn',
           'solana:signMessage',
           'solana:signTransaction',
           'solana:signAndSendTransaction',

@@ -3,6 +3,7 @@ import { MultichainApiError } from '@metamask/multichain-api-client';
 import type { Anvil } from '@portico/devchain';
 import { MultichainRpcError, type SessionScopes, type WalletNotification } from '@portico/multichain';
 import type { Locator } from 'playwright-core';
+import type { PendingApproval, Wallet } from '../src/index.ts';
 
 /**
  * Stops anvil while holding the event loop open: `Anvil.stop()` waits for the exit of an unref'd
@@ -54,4 +55,33 @@ export function nextSessionChanged(client: {
       if (notification.method === 'wallet_sessionChanged') resolve(notification.params.sessionScopes);
     });
   });
+}
+
+/** A call to the wallet's approval API with the approval page's token; fails the test unless 200. */
+export async function api(wallet: Wallet, path: string, init: RequestInit = {}): Promise<unknown> {
+  const [base, fragment] = wallet.approvalUrl.split('/approve#token=');
+  const response = await fetch(`${base}${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${fragment}`, 'content-type': 'application/json' },
+  });
+  assert.equal(response.status, 200, await response.clone().text());
+  return response.json();
+}
+
+/** Waits for the wallet to list a pending approval (bounded by the test runner's timeout). */
+export async function waitForApproval<K extends PendingApproval['kind'] = PendingApproval['kind']>(
+  wallet: Wallet,
+  kind?: K,
+): Promise<Extract<PendingApproval, { kind: K }>> {
+  for (;;) {
+    const list = (await api(wallet, '/api/approvals')) as PendingApproval[];
+    const found = list.find((item) => kind === undefined || item.kind === kind);
+    if (found) return found as Extract<PendingApproval, { kind: K }>;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Answers a pending approval as the page would. */
+export async function answer(wallet: Wallet, id: string, decision: unknown): Promise<void> {
+  await api(wallet, `/api/approvals/${id}`, { method: 'POST', body: JSON.stringify(decision) });
 }

@@ -12,6 +12,7 @@ import {
 import { base58 } from '@scure/base';
 import { verifyMessage } from 'viem';
 import { startWallet, verifySolanaSignature, type Wallet } from '../src/index.ts';
+import { answer, waitForApproval } from './helpers.ts';
 
 // One per-origin CAIP-25 permission behind every interface of the browser bridge: EIP-1193 and the
 // Solana Wallet Standard change the session wallet_getSession shows, each only its own namespace
@@ -77,7 +78,7 @@ describe('one permission behind EIP-1193, the Wallet Standard and the Multichain
 
     // 1. EVM through EIP-1193; the person grants one account on the approval page.
     const requested = bridge.ethereum.request({ method: 'eth_requestAccounts' });
-    const evmAsk = await waitForApproval(wallet);
+    const evmAsk = await waitForApproval(wallet, 'connection');
     assert.equal(evmAsk.origin, ORIGIN);
     assert.deepEqual(Object.keys(evmAsk.scopes), [EVM]);
     assert.deepEqual(evmAsk.keeps, []);
@@ -88,7 +89,7 @@ describe('one permission behind EIP-1193, the Wallet Standard and the Multichain
 
     // 2. Solana through the Wallet Standard: EVM stays.
     const connected = bridge.solana.features['standard:connect'].connect();
-    const solanaAsk = await waitForApproval(wallet);
+    const solanaAsk = await waitForApproval(wallet, 'connection');
     assert.deepEqual(Object.keys(solanaAsk.scopes), [SOLANA]);
     assert.deepEqual(solanaAsk.keeps, [EVM]);
     await answer(wallet, solanaAsk.id, { approved: true, accounts: { solana: [sol0] } });
@@ -107,7 +108,7 @@ describe('one permission behind EIP-1193, the Wallet Standard and the Multichain
       method: 'wallet_requestPermissions',
       params: [{ eth_accounts: {} }],
     });
-    const again = await waitForApproval(wallet);
+    const again = await waitForApproval(wallet, 'connection');
     assert.deepEqual(Object.keys(again.scopes), [EVM]);
     assert.deepEqual(again.keeps, [SOLANA]);
     await answer(wallet, again.id, { approved: true, accounts: { eip155: [evm1] } });
@@ -124,7 +125,7 @@ describe('one permission behind EIP-1193, the Wallet Standard and the Multichain
 
     // Both connections sign.
     const signature = bridge.ethereum.request({ method: 'personal_sign', params: ['0x6869', evm1] });
-    await answer(wallet, (await waitForApproval(wallet)).id, { approved: true });
+    await answer(wallet, (await waitForApproval(wallet, 'signature')).id, { approved: true });
     assert.ok(
       await verifyMessage({
         address: evm1 as `0x${string}`,
@@ -137,7 +138,7 @@ describe('one permission behind EIP-1193, the Wallet Standard and the Multichain
       account: bridge.solana.accounts[0],
       message,
     });
-    await answer(wallet, (await waitForApproval(wallet)).id, { approved: true });
+    await answer(wallet, (await waitForApproval(wallet, 'signature')).id, { approved: true });
     const [signed] = await signing;
     assert.ok(verifySolanaSignature(signed.signature, message, base58.decode(sol0)));
 
@@ -162,33 +163,3 @@ describe('one permission behind EIP-1193, the Wallet Standard and the Multichain
     );
   });
 });
-
-async function api(wallet: Wallet, path: string, init: RequestInit = {}) {
-  const [base, fragment] = wallet.approvalUrl.split('/approve#token=');
-  const response = await fetch(`${base}${path}`, {
-    ...init,
-    headers: { authorization: `Bearer ${fragment}`, 'content-type': 'application/json' },
-  });
-  assert.equal(response.status, 200, await response.clone().text());
-  return response.json();
-}
-
-/** Waits for the wallet to list a pending approval (bounded by the test runner's timeout). */
-async function waitForApproval(
-  wallet: Wallet,
-): Promise<{ id: string; origin: string; scopes: Record<string, unknown>; keeps?: string[] }> {
-  for (;;) {
-    const list = (await api(wallet, '/api/approvals')) as {
-      id: string;
-      origin: string;
-      scopes: Record<string, unknown>;
-      keeps?: string[];
-    }[];
-    if (list.length > 0) return list[0];
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-async function answer(wallet: Wallet, id: string, decision: unknown) {
-  await api(wallet, `/api/approvals/${id}`, { method: 'POST', body: JSON.stringify(decision) });
-}

@@ -114,6 +114,8 @@ describe('Solana signing through the Multichain API', () => {
       'signMessage',
       'signTransaction',
       'signAndSendTransaction',
+      'signAllTransactions',
+      'signIn',
     ]);
 
     const message = new TextEncoder().encode('hello solana');

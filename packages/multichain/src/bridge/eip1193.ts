@@ -106,6 +106,30 @@ export function createEip1193Provider(
     return isPlainObject(first) && Object.hasOwn(first, 'eth_accounts');
   };
 
+  function switchTo(first: unknown, adding: boolean): null {
+    const asked = isPlainObject(first) ? own(first, 'chainId') : undefined;
+    if (typeof asked !== 'string' || !/^0x[0-9a-f]+$/i.test(asked))
+      throw new ProviderRpcError(-32602, 'chainId must be a 0x-prefixed hexadecimal string.');
+    const target = `eip155:${BigInt(asked).toString(10)}`;
+    if (!chains.includes(target))
+      throw new ProviderRpcError(
+        4902,
+        adding
+          ? `The wallet cannot add chain ${asked}: it serves only ${chains.join(', ') || 'no EVM chain'}, the networks its operator configured.`
+          : `Unrecognized chain ID "${asked}". The wallet does not serve it.`,
+      );
+    if (target !== chain) {
+      chain = target;
+      emit('chainChanged', hexChainId());
+      const next = accounts();
+      if (JSON.stringify(next) !== JSON.stringify(lastAccounts)) {
+        lastAccounts = next;
+        emit('accountsChanged', next);
+      }
+    }
+    return null;
+  }
+
   async function request({ method, params }: Eip1193RequestArguments): Promise<unknown> {
     if (typeof method !== 'string') throw new ProviderRpcError(-32600, 'The method must be a string.');
     switch (method) {
@@ -135,25 +159,12 @@ export function createEip1193Provider(
         await session.fresh();
         await session.revokeScopes(Object.keys(session.scopes).filter(isEip155Scope));
         return null;
-      case 'wallet_switchEthereumChain': {
-        const first = firstParam(params);
-        const asked = isPlainObject(first) ? own(first, 'chainId') : undefined;
-        if (typeof asked !== 'string' || !/^0x[0-9a-f]+$/i.test(asked))
-          throw new ProviderRpcError(-32602, 'chainId must be a 0x-prefixed hexadecimal string.');
-        const target = `eip155:${BigInt(asked).toString(10)}`;
-        if (!chains.includes(target))
-          throw new ProviderRpcError(4902, `Unrecognized chain ID "${asked}". The wallet does not serve it.`);
-        if (target !== chain) {
-          chain = target;
-          emit('chainChanged', hexChainId());
-          const next = accounts();
-          if (JSON.stringify(next) !== JSON.stringify(lastAccounts)) {
-            lastAccounts = next;
-            emit('accountsChanged', next);
-          }
-        }
-        return null;
-      }
+      case 'wallet_switchEthereumChain':
+        return switchTo(firstParam(params), false);
+      // EIP-3085: the wallet serves the networks its operator configured; adding one of those
+      // switches to it, any other is 4902 (the dapp cannot add a network the gateway lacks).
+      case 'wallet_addEthereumChain':
+        return switchTo(firstParam(params), true);
       default: {
         if (!chain) throw new ProviderRpcError(4900, 'The wallet serves no EVM chain.');
         const call: Json = params === undefined ? { method } : { method, params: params as Json };

@@ -14,6 +14,27 @@ export type StandardWalletAccount = {
 };
 type ChangeListener = (properties: { accounts?: readonly StandardWalletAccount[] }) => void;
 type SignInput = { account: StandardWalletAccount; chain?: IdentifierString };
+/** Sign-In With Solana's input (`@solana/wallet-standard-features`' SolanaSignInInput). */
+export type SolanaSignInInput = {
+  readonly domain?: string;
+  readonly address?: string;
+  readonly statement?: string;
+  readonly uri?: string;
+  readonly version?: string;
+  readonly chainId?: string;
+  readonly nonce?: string;
+  readonly issuedAt?: string;
+  readonly expirationTime?: string;
+  readonly notBefore?: string;
+  readonly requestId?: string;
+  readonly resources?: readonly string[];
+};
+export type SolanaSignInOutput = {
+  readonly account: StandardWalletAccount;
+  readonly signedMessage: Uint8Array;
+  readonly signature: Uint8Array;
+  readonly signatureType: 'ed25519';
+};
 
 /** A Solana wallet as `@wallet-standard/app`'s `getWallets()` lists it. */
 export type StandardSolanaWallet = {
@@ -29,6 +50,10 @@ export type StandardSolanaWallet = {
     };
     'standard:disconnect': { version: '1.0.0'; disconnect: () => Promise<void> };
     'standard:events': { version: '1.0.0'; on: (event: 'change', listener: ChangeListener) => () => void };
+    'solana:signIn': {
+      version: '1.0.0';
+      signIn: (...inputs: SolanaSignInInput[]) => Promise<SolanaSignInOutput[]>;
+    };
     'solana:signMessage': {
       version: '1.0.0';
       signMessage: (
@@ -131,6 +156,15 @@ export function createSolanaStandardWallet(
       );
     return scope;
   };
+  /** Asks for the Solana scopes unless an account is granted already. */
+  const connect = async (silent = false) => {
+    await session.fresh();
+    if (accounts.length > 0 || silent) return;
+    if (scopes.length === 0) throw new ProviderRpcError(4900, 'The wallet serves no Solana chain.');
+    await session.requestScopes(
+      Object.fromEntries(scopes.map((scope) => [scope, { methods: [], notifications: [] }])),
+    );
+  };
   const invoke = (scope: string, method: string, params: Record<string, Json>) =>
     session.request('wallet_invokeMethod', { scope, request: { method, params } }) as Promise<
       Record<string, string>
@@ -148,12 +182,7 @@ export function createSolanaStandardWallet(
       'standard:connect': {
         version: '1.0.0',
         async connect(input) {
-          await session.fresh();
-          if (accounts.length > 0 || input?.silent) return { accounts };
-          if (scopes.length === 0) throw new ProviderRpcError(4900, 'The wallet serves no Solana chain.');
-          await session.requestScopes(
-            Object.fromEntries(scopes.map((scope) => [scope, { methods: [], notifications: [] }])),
-          );
+          await connect(input?.silent === true);
           return { accounts };
         },
       },
@@ -173,6 +202,34 @@ export function createSolanaStandardWallet(
           return () => {
             listeners.delete(listener);
           };
+        },
+      },
+      'solana:signIn': {
+        version: '1.0.0',
+        // Signs in and connects: without a granted account the person is asked for one first.
+        async signIn(...inputs) {
+          await connect();
+          const outputs: SolanaSignInOutput[] = [];
+          for (const input of inputs) {
+            const address = input.address ?? accounts[0]?.address;
+            const account = accounts.find((candidate) => candidate.address === address);
+            if (!account)
+              throw new ProviderRpcError(4100, 'The requested account has not been authorized by the user.');
+            const params: Record<string, Json> = {};
+            for (const [key, value] of Object.entries(input))
+              if (value !== undefined) params[key] = Array.isArray(value) ? [...value] : (value as Json);
+            const result = await invoke(scopeFor({ account }), 'signIn', {
+              ...params,
+              address: account.address,
+            });
+            outputs.push({
+              account,
+              signedMessage: base64.decode(result.signedMessage),
+              signature: base58.decode(result.signature),
+              signatureType: 'ed25519',
+            });
+          }
+          return outputs;
         },
       },
       'solana:signMessage': {
@@ -197,6 +254,29 @@ export function createSolanaStandardWallet(
         version: '1.0.0',
         supportedTransactionVersions: ['legacy', 0],
         async signTransaction(...inputs) {
+          // Several transactions of one account on one chain: one approval (signAllTransactions).
+          const [first] = inputs;
+          if (
+            first &&
+            inputs.length > 1 &&
+            inputs.every(
+              (input) => input.account.address === first.account.address && input.chain === first.chain,
+            )
+          ) {
+            const scope = scopeFor(first);
+            const result = (await session.request('wallet_invokeMethod', {
+              scope,
+              request: {
+                method: 'signAllTransactions',
+                params: {
+                  account: { address: first.account.address },
+                  transactions: inputs.map((input) => base64.encode(input.transaction)),
+                  scope,
+                },
+              },
+            })) as { signedTransactions: string[] };
+            return result.signedTransactions.map((signed) => ({ signedTransaction: base64.decode(signed) }));
+          }
           const outputs = [];
           for (const input of inputs) {
             const scope = scopeFor(input);

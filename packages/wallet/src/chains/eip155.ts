@@ -1,29 +1,28 @@
-import { isPlainObject } from '@metamask/utils';
 import type { InvokeContext, InvokeRequest, Json } from '@portico/multichain';
 import {
-  BaseError,
   createWalletClient,
   defineChain,
   formatEther,
   type Hex,
   hexToBigInt,
   hexToBytes,
-  hexToNumber,
   http,
   isHex,
   numberToHex,
   type SendTransactionParameters,
   stringToHex,
-  type TypedDataDefinition,
-  validateTypedData,
 } from 'viem';
 import type { LocalAccount } from 'viem/accounts';
 import type { Keyring } from '../keyring.ts';
 import { createRpcClient, RpcError } from '../rpc.ts';
 import { describeEvmTransaction, describeTypedData } from '../signing/eip155.ts';
 import { describeMessage } from '../signing/message.ts';
-import type { ConfirmSigning, KnownContract, SigningDetails } from '../signing/types.ts';
+import type { ConfirmSigning, KnownContract, SigningDetails, SigningField } from '../signing/types.ts';
+import { messageWarnings, transactionWarnings, typedDataWarnings } from '../signing/warnings.ts';
 import { createSubscriptions } from '../subscriptions.ts';
+import { checkOnChain, createWatchList, parseWatchAsset, type WatchedAsset } from './eip155-assets.ts';
+import { type Call, createCallBatches, parseSendCalls } from './eip155-calls.ts';
+import { feesOf, parseTypedData, toRpcError, toViemTransaction } from './eip155-params.ts';
 
 /** Read methods forwarded to the chain's RPC URL as they are (the execution-apis set). */
 export const EIP155_READ_METHODS = [
@@ -71,6 +70,10 @@ export const EIP155_WALLET_METHODS = [
   'eth_chainId',
   'eth_subscribe',
   'eth_unsubscribe',
+  'wallet_sendCalls',
+  'wallet_getCallsStatus',
+  'wallet_getCapabilities',
+  'wallet_watchAsset',
 ] as const;
 
 export const EIP155_NOTIFICATIONS = ['eth_subscription'];
@@ -98,6 +101,8 @@ export type Eip155Chain = {
   invoke: (request: InvokeRequest, context: InvokeContext) => Promise<Json>;
   /** The address's balance, e.g. `1.5 ETH` (read through the RPC URL). */
   balance: (address: string) => Promise<string>;
+  /** The tokens the address watches (wallet_watchAsset), oldest first. */
+  watchedAssets: (address: string) => WatchedAsset[];
   close: () => void;
 };
 
@@ -120,101 +125,6 @@ function authorised(keyring: Keyring, context: InvokeContext, address: unknown) 
   if (!account)
     throw new RpcError(4100, 'The requested account and/or method has not been authorized by the user.');
   return account;
-}
-
-const quantity = (value: unknown) =>
-  typeof value === 'string' && isHex(value) ? hexToBigInt(value) : undefined;
-
-/** Turns an RPC transaction request (hex quantities) into viem's parameters. */
-function toViemTransaction(tx: Record<string, Json>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (typeof tx.to === 'string') out.to = tx.to;
-  const data = tx.data ?? tx.input;
-  if (typeof data === 'string') out.data = data;
-  for (const key of ['value', 'gas', 'gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas'] as const) {
-    const value = quantity(tx[key]);
-    if (value !== undefined) out[key] = value;
-  }
-  if (typeof tx.nonce === 'string' && isHex(tx.nonce)) out.nonce = hexToNumber(tx.nonce);
-  if (Array.isArray(tx.accessList)) out.accessList = tx.accessList;
-  return out;
-}
-
-/** viem's errors as JSON-RPC errors: the upstream code and message when there is one. */
-function toRpcError(error: unknown): RpcError {
-  if (error instanceof RpcError) return error;
-  if (error instanceof BaseError) {
-    const withCode = error.walk((e) => typeof (e as { code?: unknown }).code === 'number') as {
-      code: number;
-      shortMessage?: string;
-      details?: string;
-    } | null;
-    const message = withCode?.details || error.shortMessage;
-    return new RpcError(withCode?.code ?? -32603, message);
-  }
-  return new RpcError(-32603, error instanceof Error ? error.message : String(error));
-}
-
-/**
- * eth_signTypedData_v4's typed data (JSON text or an object), checked before a person is asked:
- * EIP-712 valid (viem), and a domain chainId, when given, that of this chain (as MetaMask refuses
- * others: a signature for another chain could be replayed there).
- */
-function parseTypedData(typedData: Json | undefined, chainId: number) {
-  let parsed: unknown = typedData;
-  if (typeof typedData === 'string') {
-    try {
-      parsed = JSON.parse(typedData);
-    } catch {
-      throw new RpcError(-32602, 'eth_signTypedData_v4 expects typed data as JSON');
-    }
-  }
-  if (
-    !isPlainObject(parsed) ||
-    !isPlainObject(parsed.types) ||
-    typeof parsed.primaryType !== 'string' ||
-    !isPlainObject(parsed.message) ||
-    (parsed.domain !== undefined && !isPlainObject(parsed.domain))
-  ) {
-    throw new RpcError(
-      -32602,
-      'eth_signTypedData_v4 expects typed data with types, primaryType, domain and message',
-    );
-  }
-  const definition = parsed as TypedDataDefinition & {
-    domain?: Record<string, unknown>;
-    message: Record<string, unknown>;
-  };
-  try {
-    validateTypedData(definition);
-  } catch (error) {
-    throw new RpcError(-32602, `invalid typed data: ${toRpcError(error).message}`);
-  }
-  const domainChainId = definition.domain?.chainId;
-  if (domainChainId !== undefined && domainChainId !== null) {
-    const given =
-      typeof domainChainId === 'string' && isHex(domainChainId)
-        ? hexToNumber(domainChainId)
-        : Number(domainChainId);
-    if (given !== chainId) {
-      throw new RpcError(
-        -32602,
-        `eth_signTypedData_v4: domain chainId ${String(domainChainId)} must match the chain ${chainId}`,
-      );
-    }
-  }
-  return definition;
-}
-
-/** The gas and fee fields of a prepared transaction (what the person saw), without its nonce. */
-function feesOf(prepared: {
-  gas?: bigint;
-  maxFeePerGas?: bigint;
-  maxPriorityFeePerGas?: bigint;
-  gasPrice?: bigint;
-}) {
-  const { gas, maxFeePerGas, maxPriorityFeePerGas, gasPrice } = prepared;
-  return maxFeePerGas !== undefined ? { gas, maxFeePerGas, maxPriorityFeePerGas } : { gas, gasPrice };
 }
 
 /** An EVM chain: reads forwarded to its RPC URL, signing done locally with the keyring. */
@@ -255,9 +165,120 @@ export function createEip155Chain(options: Eip155ChainOptions): Eip155Chain {
 
   const confirm = (method: string, account: string, context: InvokeContext, details: SigningDetails) =>
     options.confirm(
-      { origin: context.origin, scope: `eip155:${chainId}`, method, account, details },
+      {
+        origin: context.origin,
+        scope: `eip155:${chainId}`,
+        method,
+        account,
+        details,
+      },
       context.signal,
     );
+  const watched = createWatchList();
+  const batches = createCallBatches({
+    chainId,
+    receipt: (hash) => rpc.request('eth_getTransactionReceipt', [hash]),
+  });
+  /** Contracts this wallet has sent to (an unknown contract is new only the first time). */
+  const sentTo = new Set<string>();
+  const known = (to: string) =>
+    (options.contracts ?? []).some((contract) => contract.address.toLowerCase() === to.toLowerCase());
+
+  /** Warnings for a transaction to `to`: approvals, and a contract new to this wallet. */
+  async function warningsFor(tx: { to?: Hex | null; data?: Hex }): Promise<string[]> {
+    const to = tx.to ?? undefined;
+    let isContract = false;
+    if (to && !known(to) && !sentTo.has(to.toLowerCase())) {
+      const code = await rpc.request('eth_getCode', [to, 'latest']).catch(() => '0x');
+      isContract = typeof code === 'string' && code !== '0x';
+    }
+    return transactionWarnings(tx, {
+      isContract,
+      known: to ? known(to) : false,
+      sentToBefore: to ? sentTo.has(to.toLowerCase()) : false,
+    });
+  }
+
+  /** Fills gas and fees for `asked` from `account`, or the chain's refusal as a JSON-RPC error. */
+  async function fill(account: LocalAccount, asked: SendTransactionParameters<typeof chain>) {
+    try {
+      return await prepare(account, asked);
+    } catch (error) {
+      throw toRpcError(error);
+    }
+  }
+
+  /** Signs and sends what the person approved; the nonce is taken now. */
+  async function send(
+    signer: LocalAccount,
+    asked: SendTransactionParameters<typeof chain>,
+    filled: Awaited<ReturnType<typeof prepare>>,
+  ): Promise<Hex> {
+    try {
+      const client = createWalletClient({ account: signer, chain, transport });
+      const hash = await client.sendTransaction({ ...asked, ...feesOf(filled) } as typeof asked);
+      if (asked.to) sentTo.add(asked.to.toLowerCase());
+      options.onLog?.(`wallet: sent transaction ${hash} on eip155:${chainId} from ${signer.address}`);
+      return hash;
+    } catch (error) {
+      throw toRpcError(error);
+    }
+  }
+
+  /** wallet_sendCalls: one approval for the batch, then each call filled and sent in turn. */
+  async function sendCalls(params: Json[], context: InvokeContext): Promise<Json> {
+    const batch = parseSendCalls(params, chainId);
+    batches.claim(batch.id);
+    const account = authorised(keyring, context, batch.from ?? context.accounts[0]);
+    const fields: SigningField[] = [];
+    const warnings: string[] = [];
+    for (const [index, call] of batch.calls.entries()) {
+      const view = describeEvmTransaction(
+        {
+          from: account.address,
+          to: call.to,
+          value: call.value ? hexToBigInt(call.value) : 0n,
+          data: call.data,
+        },
+        options.contracts ?? [],
+      );
+      fields.push({ label: `Call ${index + 1}`, value: view.summary, format: 'text' });
+      for (const field of view.fields) fields.push({ ...field, label: `Call ${index + 1}: ${field.label}` });
+      warnings.push(...(await warningsFor(call)));
+    }
+    const total = batch.calls.reduce((sum, call) => sum + (call.value ? hexToBigInt(call.value) : 0n), 0n);
+    await confirm('wallet_sendCalls', account.address, context, {
+      title: 'Transaction request',
+      summary: `Send ${batch.calls.length} call${batch.calls.length === 1 ? '' : 's'} one after another (${formatEther(total)} ETH in all)`,
+      fields,
+      warnings,
+    });
+    const signer = authorised(keyring, context, account.address);
+    const sendOne = async (call: Call) => {
+      const asked = toViemTransaction(call as Record<string, Json>) as SendTransactionParameters<
+        typeof chain
+      >;
+      return send(signer, asked, await fill(signer, asked));
+    };
+    return batches.send(batch, sendOne);
+  }
+
+  async function watchAsset(params: Json | undefined, context: InvokeContext): Promise<Json> {
+    const asset = parseWatchAsset(params);
+    const account = authorised(keyring, context, context.accounts[0]);
+    await checkOnChain(asset, (method, args) => rpc.request(method, args));
+    await confirm('wallet_watchAsset', account.address, context, {
+      title: 'Token request',
+      summary: `Add ${asset.symbol} to this account's tokens`,
+      fields: [
+        { label: 'Token', value: asset.symbol, format: 'text' },
+        { label: 'Contract', value: asset.address, format: 'code' },
+        { label: 'Decimals', value: String(asset.decimals), format: 'text' },
+      ],
+    });
+    watched.add(account.address, asset);
+    return true;
+  }
 
   async function invoke(request: InvokeRequest, context: InvokeContext): Promise<Json> {
     const params = () => paramsArray(request);
@@ -271,10 +292,13 @@ export function createEip155Chain(options: Eip155ChainOptions): Eip155Chain {
         const account = authorised(keyring, context, address);
         if (typeof data !== 'string') throw new RpcError(-32602, 'personal_sign expects [data, address]');
         const raw: Hex = isHex(data) ? data : stringToHex(data);
+        const bytes = hexToBytes(raw);
+        const message = describeMessage(bytes);
         await confirm(request.method, account.address, context, {
           title: 'Signature request',
           summary: 'Sign a message',
-          fields: [describeMessage(hexToBytes(raw))],
+          fields: [message],
+          warnings: messageWarnings(bytes, message.format === 'text'),
         });
         return authorised(keyring, context, address).signMessage({ message: { raw } });
       }
@@ -282,7 +306,10 @@ export function createEip155Chain(options: Eip155ChainOptions): Eip155Chain {
         const [address, typedData] = params();
         const account = authorised(keyring, context, address);
         const parsed = parseTypedData(typedData, chainId);
-        await confirm(request.method, account.address, context, describeTypedData(parsed));
+        await confirm(request.method, account.address, context, {
+          ...describeTypedData(parsed),
+          warnings: typedDataWarnings(parsed),
+        });
         return authorised(keyring, context, address).signTypedData(parsed);
       }
       case 'eth_sendTransaction': {
@@ -295,28 +322,21 @@ export function createEip155Chain(options: Eip155ChainOptions): Eip155Chain {
         const asked = toViemTransaction(tx) as SendTransactionParameters<typeof chain>;
         // Gas and fees are filled before the person is asked, so the page shows what it may cost
         // (and a call that cannot succeed fails here, without asking); the nonce after approval.
-        let filled: Awaited<ReturnType<typeof prepare>>;
-        try {
-          filled = await prepare(account, asked);
-        } catch (error) {
-          throw toRpcError(error);
-        }
-        await confirm(
-          request.method,
-          account.address,
-          context,
-          describeEvmTransaction({ ...filled, from: account.address }, options.contracts ?? []),
-        );
-        const signer = authorised(keyring, context, from);
-        try {
-          const client = createWalletClient({ account: signer, chain, transport });
-          const hash = await client.sendTransaction({ ...asked, ...feesOf(filled) } as typeof asked);
-          options.onLog?.(`wallet: sent transaction ${hash} on eip155:${chainId} from ${signer.address}`);
-          return hash;
-        } catch (error) {
-          throw toRpcError(error);
-        }
+        const filled = await fill(account, asked);
+        await confirm(request.method, account.address, context, {
+          ...describeEvmTransaction({ ...filled, from: account.address }, options.contracts ?? []),
+          warnings: await warningsFor(filled),
+        });
+        return send(authorised(keyring, context, from), asked, filled);
       }
+      case 'wallet_sendCalls':
+        return sendCalls(params(), context);
+      case 'wallet_getCallsStatus':
+        return batches.status(params());
+      case 'wallet_getCapabilities':
+        return batches.capabilities(params());
+      case 'wallet_watchAsset':
+        return watchAsset(request.params, context);
       case 'eth_subscribe':
         return subscriptions.subscribe(request.params, context);
       case 'eth_unsubscribe':
@@ -338,6 +358,7 @@ export function createEip155Chain(options: Eip155ChainOptions): Eip155Chain {
         throw new RpcError(-32603, 'eth_getBalance answered no quantity');
       return `${formatEther(hexToBigInt(wei))} ETH`;
     },
+    watchedAssets: (address) => watched.list(address),
     close: () => subscriptions.close(),
   };
 }

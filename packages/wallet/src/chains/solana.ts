@@ -6,11 +6,21 @@ import { type Address, getTransactionDecoder, getTransactionEncoder, type Signat
 import type { Keyring, SolanaAccount } from '../keyring.ts';
 import { createRpcClient, RpcError } from '../rpc.ts';
 import { describeMessage } from '../signing/message.ts';
+import { parseSignInInput, signInMessageText, signInWarnings } from '../signing/sign-in.ts';
 import { describeSolanaTransaction, formatSol } from '../signing/solana.ts';
-import type { ConfirmSigning, SigningDetails } from '../signing/types.ts';
+import type { ConfirmSigning, SigningDetails, SigningField } from '../signing/types.ts';
 
 /** The Solana methods of MetaMask's Multichain API flavour. */
-export const SOLANA_METHODS = ['signMessage', 'signTransaction', 'signAndSendTransaction'];
+export const SOLANA_METHODS = [
+  'signMessage',
+  'signTransaction',
+  'signAndSendTransaction',
+  'signAllTransactions',
+  'signIn',
+];
+
+/** signAllTransactions signs at most this many transactions in one approval. */
+const MAX_TRANSACTIONS = 20;
 
 export type SolanaChainOptions = {
   /** CAIP-2 id, `solana:<first 32 characters of the genesis hash>`. */
@@ -65,8 +75,8 @@ export function createSolanaChain(options: SolanaChainOptions) {
   }
 
   /** The wire transaction of `params.transaction`, checked to need the account's signature. */
-  function transactionToSign(params: Record<string, Json>, signer: SolanaAccount) {
-    const bytes = decodeBase64(params.transaction, 'transaction');
+  function transactionToSign(wire: Json | undefined, signer: SolanaAccount) {
+    const bytes = decodeBase64(wire, 'transaction');
     let transaction: ReturnType<ReturnType<typeof getTransactionDecoder>['decode']>;
     try {
       transaction = getTransactionDecoder().decode(bytes);
@@ -79,28 +89,89 @@ export function createSolanaChain(options: SolanaChainOptions) {
     return transaction;
   }
 
-  async function signTransaction(
-    method: string,
-    params: Record<string, Json>,
-    context: InvokeContext,
-  ): Promise<Uint8Array> {
-    const asked = account(params, context);
-    const transaction = transactionToSign(params, asked);
-    let details: SigningDetails;
+  /** What the page shows for one transaction; a message that does not decode is -32602. */
+  function describe(transaction: { messageBytes: Uint8Array | ArrayLike<number> }, sends: boolean) {
     try {
-      details = describeSolanaTransaction(transaction.messageBytes, {
-        sends: method === 'signAndSendTransaction',
-      });
+      return describeSolanaTransaction(transaction.messageBytes as Uint8Array, { sends });
     } catch (error) {
       throw new RpcError(-32602, `transaction message cannot be decoded: ${String(error)}`);
     }
-    const signer = await approved(method, asked, context, details);
+  }
+
+  function signWith(signer: SolanaAccount, transaction: ReturnType<typeof transactionToSign>): Uint8Array {
     const signature = signer.sign(new Uint8Array(transaction.messageBytes)) as SignatureBytes;
     const signed = {
       ...transaction,
       signatures: { ...transaction.signatures, [signer.address as Address]: signature },
     };
     return new Uint8Array(getTransactionEncoder().encode(signed));
+  }
+
+  async function signTransaction(
+    method: string,
+    params: Record<string, Json>,
+    context: InvokeContext,
+  ): Promise<Uint8Array> {
+    const asked = account(params, context);
+    const transaction = transactionToSign(params.transaction, asked);
+    const details = describe(transaction, method === 'signAndSendTransaction');
+    return signWith(await approved(method, asked, context, details), transaction);
+  }
+
+  /** Several transactions of one account, approved at once (the Wallet Standard's multi-input sign). */
+  async function signAll(params: Record<string, Json>, context: InvokeContext): Promise<Json> {
+    const asked = account(params, context);
+    const { transactions } = params;
+    if (!Array.isArray(transactions) || transactions.length === 0 || transactions.length > MAX_TRANSACTIONS)
+      throw new RpcError(
+        -32602,
+        `transactions must be a list of 1 to ${MAX_TRANSACTIONS} base64 transactions`,
+      );
+    const decoded = transactions.map((item) => transactionToSign(item, asked));
+    const fields: SigningField[] = [];
+    decoded.forEach((transaction, index) => {
+      const view = describe(transaction, false);
+      fields.push({ label: `Transaction ${index + 1}`, value: view.summary, format: 'text' });
+      for (const field of view.fields)
+        fields.push({ ...field, label: `Transaction ${index + 1}: ${field.label}` });
+    });
+    const signer = await approved('signAllTransactions', asked, context, {
+      title: 'Signature request',
+      summary: `Sign ${decoded.length} transaction${decoded.length === 1 ? '' : 's'}`,
+      fields,
+    });
+    return { signedTransactions: decoded.map((transaction) => base64.encode(signWith(signer, transaction))) };
+  }
+
+  /** Sign-In With Solana: the message built from the dapp's input, signed by the chosen account. */
+  async function signIn(params: Record<string, Json>, context: InvokeContext): Promise<Json> {
+    const input = parseSignInInput(params);
+    const address = input.address ?? context.accounts[0];
+    if (address === undefined || !context.accounts.includes(address)) throw unauthorised();
+    const held = keyring.solanaAccount(address);
+    if (!held) throw unauthorised();
+    let domain = input.domain;
+    if (domain === undefined) {
+      try {
+        domain = new URL(context.origin).host;
+      } catch {
+        throw new RpcError(-32602, 'signIn: give a domain (the origin has no host)');
+      }
+    }
+    const text = signInMessageText({ ...input, domain, address });
+    const signer = await approved('signIn', held, context, {
+      title: 'Sign-in request',
+      summary: `Sign in to ${domain}`,
+      fields: [{ label: 'Message', value: text, format: 'text' }],
+      warnings: signInWarnings({ ...input, domain }, context.origin, Date.now()),
+    });
+    const message = new TextEncoder().encode(text);
+    return {
+      account: { address: signer.address },
+      signedMessage: base64.encode(message),
+      signature: base58.encode(signer.sign(message)),
+      signatureType: 'ed25519',
+    };
   }
 
   async function invoke(request: InvokeRequest, context: InvokeContext): Promise<Json> {
@@ -134,6 +205,10 @@ export function createSolanaChain(options: SolanaChainOptions) {
         options.onLog?.(`wallet: sent transaction ${String(signature)} on ${options.chainId}`);
         return { signature };
       }
+      case 'signAllTransactions':
+        return signAll(params, context);
+      case 'signIn':
+        return signIn(params, context);
       default:
         throw new RpcError(-32601, `${request.method} is not supported on ${options.chainId}`);
     }

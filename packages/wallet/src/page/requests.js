@@ -15,6 +15,21 @@ function detailsList(rows) {
   return list;
 }
 
+/** What the person should not approve blind, above the details (said to screen readers too). */
+function warningsOf(details) {
+  if (!details.warnings?.length) return [];
+  return [
+    el('div', { className: 'warnings', role: 'alert' }, [
+      el('p', { className: 'warnings-title', textContent: 'Look closely before you approve' }),
+      el(
+        'ul',
+        {},
+        details.warnings.map((text) => el('li', { textContent: text })),
+      ),
+    ]),
+  ];
+}
+
 function actions(request, approve) {
   const approveButton = el('button', { type: 'button', className: 'approve', textContent: 'Approve' });
   const rejectButton = el('button', { type: 'button', className: 'reject', textContent: 'Reject' });
@@ -101,6 +116,7 @@ function renderSignature(request) {
     [
       el('h3', { textContent: details.title }),
       el('p', { className: 'summary', textContent: details.summary }),
+      ...warningsOf(details),
       detailsList(rows),
       el('p', {
         className: 'expiry',

@@ -8,11 +8,17 @@ export type SigningField = {
 
 /** What the approval page shows for a signing request, beside its origin, network and account. */
 export type SigningDetails = {
-  /** `Transaction request` when the wallet also sends it (eth_sendTransaction, signAndSendTransaction). */
-  title: 'Signature request' | 'Transaction request';
+  /**
+   * `Transaction request` when the wallet also sends it (eth_sendTransaction, wallet_sendCalls,
+   * signAndSendTransaction); `Sign-in request` for Sign-In With Solana; `Token request` for
+   * wallet_watchAsset.
+   */
+  title: 'Signature request' | 'Transaction request' | 'Sign-in request' | 'Token request';
   /** One sentence: "Sign a message", "Send 0.5 ETH to 0x…", "Call PorticoDemo.store on 0x…". */
   summary: string;
   fields: SigningField[];
+  /** What the person should not approve blind (an unlimited approval, a hash, an unknown contract). */
+  warnings?: string[];
 };
 
 /** A signing request waiting for a person. */
