@@ -22,6 +22,18 @@ export type ExpiredSignature = {
   expiredAt: string;
 };
 export type PendingApproval = PendingConnection | PendingSignature;
+/** A signing request that ended, for the page's history (what was signed, rejected or missed). */
+export type AnsweredSignature = {
+  id: string;
+  origin: string;
+  scope: string;
+  method: string;
+  account: string;
+  title: string;
+  summary: string;
+  outcome: SignatureOutcome;
+  at: string;
+};
 
 /** How a signing request ended: answered, withdrawn because its account left the wallet, or expired. */
 export type SignatureOutcome = 'approved' | 'rejected' | 'account-removed' | 'expired';
@@ -33,6 +45,7 @@ type Entry = { view: PendingApproval; resolve: (decision: Ending) => void };
 export const DEFAULT_REQUEST_EXPIRY_MS = 5 * 60_000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const EXPIRED_KEPT = 10;
+const HISTORY_KEPT = 20;
 
 /**
  * Requests waiting for a person, connections and signatures alike: each resolves when the approval
@@ -44,6 +57,24 @@ export function createApprovalQueue(
 ) {
   const pending = new Map<string, Entry>();
   const expired: ExpiredSignature[] = [];
+  const history: AnsweredSignature[] = [];
+  /** Notes how a signing request ended (newest first, the last HISTORY_KEPT). */
+  const remember = (view: PendingApproval, outcome: SignatureOutcome) => {
+    if (view.kind !== 'signature') return;
+    const { id, origin, scope, method, account, details } = view;
+    history.unshift({
+      id,
+      origin,
+      scope,
+      method,
+      account,
+      title: details.title,
+      summary: details.summary,
+      outcome,
+      at: new Date().toISOString(),
+    });
+    history.length = Math.min(history.length, HISTORY_KEPT);
+  };
   const log = queueOptions.onLog ?? (() => {});
   const expiryMs = queueOptions.requestExpiryMs ?? DEFAULT_REQUEST_EXPIRY_MS;
   if (!Number.isInteger(expiryMs) || expiryMs <= 0 || expiryMs > MAX_TIMER_MS)
@@ -79,6 +110,7 @@ export function createApprovalQueue(
               });
               expired.length = Math.min(expired.length, EXPIRED_KEPT);
               log(`wallet: ${view.method} of ${view.origin} expired unanswered after ${expiryMs} ms`);
+              remember(view, 'expired');
               resolve('expired');
             }, expiryMs)
           : undefined;
@@ -86,6 +118,7 @@ export function createApprovalQueue(
         view,
         resolve: (ending) => {
           clearTimeout(timer);
+          remember(view, typeof ending === 'string' ? ending : ending.approved ? 'approved' : 'rejected');
           resolve(ending);
         },
       });
@@ -137,6 +170,10 @@ export function createApprovalQueue(
     /** The latest signing requests that expired unanswered, newest first. */
     expired(): ExpiredSignature[] {
       return [...expired];
+    },
+    /** The latest signing requests that ended (approved, rejected, expired, withdrawn), newest first. */
+    history(): AnsweredSignature[] {
+      return [...history];
     },
     /** How long a signing request waits for a person. */
     expiryMs,

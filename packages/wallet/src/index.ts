@@ -1,4 +1,5 @@
 export {
+  type AnsweredSignature,
   type ApprovalQueue,
   createApprovalQueue,
   type PendingApproval,

@@ -53,6 +53,7 @@ const PAGE_FILES = new Map<string, { file: string; type: string }>([
   ['/static/account.js', { file: 'account.js', type: 'text/javascript; charset=utf-8' }],
   ['/static/requests.js', { file: 'requests.js', type: 'text/javascript; charset=utf-8' }],
   ['/static/page.js', { file: 'page.js', type: 'text/javascript; charset=utf-8' }],
+  ['/static/format.js', { file: 'format.js', type: 'text/javascript; charset=utf-8' }],
   ['/static/wallet.css', { file: 'wallet.css', type: 'text/css; charset=utf-8' }],
   ['/static/callback.js', { file: 'callback.js', type: 'text/javascript; charset=utf-8' }],
   ['/login/callback', { file: 'callback.html', type: 'text/html; charset=utf-8' }],
@@ -150,6 +151,7 @@ export function createWalletServer(deps: {
     if (req.method === 'GET') {
       if (path === '/api/approvals') return send(res, 200, approvals.list());
       if (path === '/api/approvals/expired') return send(res, 200, approvals.expired());
+      if (path === '/api/approvals/history') return send(res, 200, approvals.history());
       if (path === '/api/sessions') return send(res, 200, await engine.listSessions());
       if (path === '/api/account') return send(res, 200, account.view());
       if (path === '/api/balances') return send(res, 200, await account.balances());

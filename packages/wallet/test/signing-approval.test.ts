@@ -76,7 +76,7 @@ describe('every signing request waits on the approval page', { timeout: 120_000 
     const request = page.getByRole('region', { name: `Signature request from ${ORIGIN}` });
     const details = await detailsOf(request);
     assert.equal(details.Origin, ORIGIN);
-    assert.equal(details.Network, SCOPE);
+    assert.equal(details.Network, `Local EVM chain (${SCOPE})`);
     assert.equal(details.Account, ACCOUNT_1);
     assert.equal(details.Method, 'personal_sign');
     assert.equal(details.Message, 'Hello, Portico\nline 2');

@@ -210,8 +210,14 @@ describe('a wallet the user’s login backs', { timeout: 180_000 }, () => {
     });
     const evmList = page.getByRole('list', { name: 'Ethereum (eip155) accounts' });
     const solanaList = page.getByRole('list', { name: 'Solana accounts' });
-    assert.equal(await evmList.locator('code.address').textContent(), alice.eip155);
-    assert.equal(await solanaList.locator('code.address').textContent(), alice.solana);
+    // Addresses are shown cut in the middle; the whole one is the element's title and accessible name.
+    const evmAddress = evmList.locator('code.address');
+    assert.equal(await evmAddress.getAttribute('data-address'), alice.eip155);
+    assert.equal(await evmAddress.getAttribute('title'), alice.eip155);
+    assert.equal(await evmAddress.textContent(), `${alice.eip155.slice(0, 6)}…${alice.eip155.slice(-4)}`);
+    const solanaAddress = solanaList.locator('code.address');
+    assert.equal(await solanaAddress.getAttribute('data-address'), alice.solana);
+    assert.equal(await solanaAddress.textContent(), `${alice.solana.slice(0, 4)}…${alice.solana.slice(-4)}`);
     assert.equal(await page.getByRole('button', { name: 'Log in' }).isVisible(), false);
     await page.getByRole('button', { name: 'Switch user' }).waitFor();
     await page.getByRole('button', { name: 'Log out' }).waitFor();
@@ -227,7 +233,7 @@ describe('a wallet the user’s login backs', { timeout: 180_000 }, () => {
     await page.getByRole('button', { name: `Top up ${alice.eip155}` }).click();
     await page
       .locator(`.balance[data-address="${alice.eip155}"]`)
-      .filter({ hasText: `100 ETH on ${EVM}` })
+      .filter({ hasText: '100 ETH on Local EVM chain' })
       .waitFor();
     const chain = createPublicClient({ transport: http(anvil.url) });
     assert.equal(await chain.getBalance({ address: alice.eip155 as Hex }), parseEther('100'));
@@ -333,7 +339,10 @@ describe('a wallet the user’s login backs', { timeout: 180_000 }, () => {
     await auth.logout();
     assert.deepEqual(wallet.accounts, { eip155: [bob.eip155], solana: [bob.solana] });
     await page.locator('#account-summary').getByText('Logged in as bob@example.com.').waitFor();
-    await page.getByRole('list', { name: 'Ethereum (eip155) accounts' }).getByText(bob.eip155).waitFor();
+    await page
+      .getByRole('list', { name: 'Ethereum (eip155) accounts' })
+      .locator(`code.address[data-address="${bob.eip155}"]`)
+      .waitFor();
 
     const scopes = await connect();
     assert.deepEqual(scopes[EVM].accounts, [`${EVM}:${bob.eip155}`]);
@@ -360,7 +369,10 @@ describe('a wallet the user’s login backs', { timeout: 180_000 }, () => {
   test('"Use dev accounts" holds the dev mnemonic’s accounts again; a dapp connects to them', async () => {
     await page.getByRole('button', { name: 'Use dev accounts' }).click();
     const dev = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
-    await page.getByRole('list', { name: 'Ethereum (eip155) accounts' }).getByText(dev).waitFor();
+    await page
+      .getByRole('list', { name: 'Ethereum (eip155) accounts' })
+      .locator(`code.address[data-address="${dev}"]`)
+      .waitFor();
     assert.equal(wallet.accountSource, 'dev');
     assert.equal(wallet.accounts.eip155.length, 5);
     const scopes = await connect();

@@ -1,5 +1,6 @@
 // The account part of the wallet page: who the wallet holds keys for, log in and out, dev
 // accounts, balances and top-ups.
+import { networkName, roundAmount, shortAddress } from './format.js';
 import { $, accountError, announce, call, el, NAMESPACE_NAMES, refresh, showError } from './page.js';
 
 let account = null;
@@ -19,10 +20,29 @@ function summaryText(view) {
     : 'No accounts: use the dev accounts.';
 }
 
-function balanceText(address) {
+/** Whether balances show their exact values (the person asked) or rounded ones. */
+let exact = false;
+
+/** The address's balances, rounded for people unless `exactly`: `9,999.9995 ETH on Local EVM chain`. */
+function balanceText(address, exactly = exact) {
   const found = balances.filter((b) => b.address === address);
   if (found.length === 0) return '';
-  return found.map((b) => `${b.balance ?? 'balance unavailable'} on ${b.chainId}`).join(', ');
+  return found
+    .map((b) => {
+      const amount = b.balance ?? 'balance unavailable';
+      return `${exactly ? amount : roundAmount(amount)} on ${networkName(b.chainId)}`;
+    })
+    .join(', ');
+}
+
+async function copyAddress(button, address) {
+  try {
+    await navigator.clipboard.writeText(address);
+    announce(`Copied ${address}.`);
+  } catch {
+    announce(`Could not copy: select the address instead (${address}).`);
+  }
+  button.focus();
 }
 
 function renderAccount(view) {
@@ -37,9 +57,30 @@ function renderAccount(view) {
   const lists = held.map(([namespace, addresses]) => {
     const headingId = `accounts-${namespace}`;
     const items = addresses.map((address) => {
+      const copy = el('button', {
+        type: 'button',
+        className: 'copy',
+        textContent: 'Copy',
+        'aria-label': `Copy address ${address}`,
+      });
+      copy.onclick = () => copyAddress(copy, address);
       const children = [
-        el('code', { className: 'address', textContent: address }),
-        el('span', { className: 'balance', 'data-address': address, textContent: balanceText(address) }),
+        el('span', { className: 'account-line' }, [
+          el('code', {
+            className: 'address',
+            textContent: shortAddress(address),
+            title: address,
+            'aria-label': address,
+            'data-address': address,
+          }),
+          copy,
+        ]),
+        el('span', {
+          className: 'balance',
+          'data-address': address,
+          textContent: balanceText(address),
+          title: balanceText(address, true),
+        }),
       ];
       if (view.canFund) {
         const button = el('button', {
@@ -62,8 +103,11 @@ function renderAccount(view) {
 }
 
 function updateBalanceTexts() {
-  for (const span of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.balance')))
+  for (const span of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.balance'))) {
     span.textContent = balanceText(span.dataset.address);
+    span.title = balanceText(span.dataset.address, true);
+  }
+  $('exact-balances').hidden = balances.length === 0;
 }
 
 async function refreshBalances() {
@@ -146,6 +190,12 @@ $('login').onclick = startLogin;
 $('switch-user').onclick = startLogin;
 $('logout').onclick = () => accountAction('/api/logout', 'Logged out.');
 $('dev-accounts').onclick = () => accountAction('/api/accounts/dev', 'Using the dev accounts.');
+$('exact-balances').onclick = () => {
+  exact = !exact;
+  $('exact-balances').setAttribute('aria-pressed', String(exact));
+  updateBalanceTexts();
+  announce(exact ? 'Balances show their exact values.' : 'Balances are rounded.');
+};
 $('refresh-balances').onclick = async () => {
   await refreshBalances();
   announce('Balances refreshed.');

@@ -1,4 +1,5 @@
 // The requests waiting for a person (connections and signatures) and the connected sites.
+import { networkName, shortAddress } from './format.js';
 import { $, announce, call, el, refresh, requestsEl, sessionsEl } from './page.js';
 
 const rendered = new Map();
@@ -43,7 +44,8 @@ function renderConnection(request) {
     el('label', {}, [
       el('input', { type: 'checkbox', name: 'scope', value: scope, checked: true }),
       ' ',
-      el('code', { textContent: scope }),
+      networkName(scope) === scope ? el('code', { textContent: scope }) : `${networkName(scope)} `,
+      ...(networkName(scope) === scope ? [] : [el('code', { textContent: scope })]),
       ` — ${value.methods.length} methods, ${value.notifications.length} notifications`,
     ]),
   );
@@ -55,7 +57,12 @@ function renderConnection(request) {
       const input = el('input', { type: 'checkbox', name: 'account', value: address, checked });
       input.dataset.namespace = namespace;
       accountBoxes.push(
-        el('label', {}, [input, ' ', el('code', { textContent: `${namespace}:${address}` })]),
+        el('label', {}, [
+          input,
+          ' ',
+          el('code', { textContent: shortAddress(address), title: `${namespace}:${address}` }),
+          el('span', { className: 'visually-hidden', textContent: ` ${namespace}:${address}` }),
+        ]),
       );
     });
   }
@@ -101,7 +108,14 @@ function renderSignature(request) {
   const { details } = request;
   const rows = [
     { label: 'Origin', value: request.origin, format: 'text' },
-    { label: 'Network', value: request.scope, format: 'code' },
+    {
+      label: 'Network',
+      value:
+        networkName(request.scope) === request.scope
+          ? request.scope
+          : `${networkName(request.scope)} (${request.scope})`,
+      format: 'text',
+    },
     { label: 'Account', value: request.account, format: 'code' },
     { label: 'Method', value: request.method, format: 'code' },
     ...details.fields,
@@ -115,6 +129,10 @@ function renderSignature(request) {
     },
     [
       el('h3', { textContent: details.title }),
+      el('p', { className: 'from' }, [
+        'From ',
+        el('span', { className: 'origin', textContent: request.origin }),
+      ]),
       el('p', { className: 'summary', textContent: details.summary }),
       ...warningsOf(details),
       detailsList(rows),
@@ -178,11 +196,21 @@ export function renderSessions(sessions) {
         'aria-label': `Disconnect ${s.origin}`,
       });
       button.onclick = () => revoke(s.origin);
+      const scopes = Object.entries(s.session.sessionScopes);
       const node = el('div', { className: 'session' }, [
         el('span', { className: 'origin', textContent: s.origin }),
-        ' — ',
-        el('code', { textContent: Object.keys(s.session.sessionScopes).join(', ') }),
-        ' ',
+        el(
+          'ul',
+          { className: 'grants', 'aria-label': `What ${s.origin} may use` },
+          scopes.map(([scope, granted]) => {
+            const accounts = granted.accounts?.length ?? 0;
+            const what = accounts ? `${accounts} account${accounts === 1 ? '' : 's'}, ` : '';
+            return el('li', {}, [
+              `${networkName(scope)}: ${what}${granted.methods?.length ?? 0} methods `,
+              el('code', { textContent: scope }),
+            ]);
+          }),
+        ),
         button,
       ]);
       node.dataset.origin = s.origin;
@@ -223,4 +251,27 @@ export function updateExpired(expired) {
     announce(text);
   }
   list.toggleAttribute('hidden', list.children.length === 0);
+}
+
+const OUTCOMES = {
+  approved: 'Approved',
+  rejected: 'Rejected',
+  expired: 'Expired unanswered',
+  'account-removed': 'Withdrawn (the account left the wallet)',
+};
+
+/** What was signed, rejected or missed, newest first. */
+export function renderHistory(items) {
+  $('history').replaceChildren(
+    ...items.map((item) =>
+      el('li', { className: `history-item ${item.outcome}` }, [
+        el('span', { className: 'outcome', textContent: OUTCOMES[item.outcome] || item.outcome }),
+        ` ${item.summary} — `,
+        el('span', { className: 'origin', textContent: item.origin }),
+        `, ${networkName(item.scope)}, `,
+        el('time', { dateTime: item.at, textContent: new Date(item.at).toLocaleTimeString() }),
+      ]),
+    ),
+  );
+  $('history-empty').hidden = items.length > 0;
 }

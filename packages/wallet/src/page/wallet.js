@@ -5,18 +5,20 @@
 // This is the entry (ES modules): it refreshes the parts every half second.
 import { updateAccount, watchLoginPopup } from './account.js';
 import { announce, call, refresh, setRefresher, statusEl } from './page.js';
-import { renderSessions, updateExpired, updateRequests } from './requests.js';
+import { renderHistory, renderSessions, updateExpired, updateRequests } from './requests.js';
 
 async function refreshOnce() {
   try {
-    const [approvals, expired, sessions, view] = await Promise.all([
+    const [approvals, expired, history, sessions, view] = await Promise.all([
       call('GET', '/api/approvals'),
       call('GET', '/api/approvals/expired'),
+      call('GET', '/api/approvals/history'),
       call('GET', '/api/sessions'),
       call('GET', '/api/account'),
     ]);
     updateRequests(approvals);
     updateExpired(expired);
+    renderHistory(history);
     renderSessions(sessions);
     await updateAccount(view);
     if (statusEl.textContent === 'Loading…' || statusEl.dataset.error) {
