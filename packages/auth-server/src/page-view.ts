@@ -1,5 +1,5 @@
 // What the login page shows for a parked request: the app's white label with the defaults filled
-// in. The seed's default for appName and appUrl is "the dApp's website URL": the page the library
+// in. The auth spec's (seeds/002) default for appName and appUrl is "the dApp's website URL": the page the library
 // ran on; outside a browser, the redirectUrl's origin (or a native app's scheme); never this
 // service's own address, which would show the user the wrong site.
 import { DEFAULT_PRIMARY_COLOR, type LoginRequest, type ThemeModes } from '@portico/auth';

@@ -381,7 +381,7 @@ export class Auth {
   /**
    * The chain provider while a user is logged in with a `chainConfig`, else null: an EIP-1193
    * provider on eip155 (viem `custom(auth.provider)`, ethers `BrowserProvider`, wagmi `injected`),
-   * Web3Auth's Solana provider on solana. Beyond the seed.
+   * Web3Auth's Solana provider on solana. Beyond the auth spec (seeds/002).
    */
   get provider(): AuthProvider | null {
     return this.link.current;

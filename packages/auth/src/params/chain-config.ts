@@ -38,7 +38,7 @@ const rpcTarget = rule<string>('rpcTarget', (v, ctx) => {
 
 /**
  * A chain for `auth.provider`, named as Web3Auth's `chainConfig` (`CustomChainConfig`). Not in the
- * seed: the seed only names `chainNamespace`.
+ * auth spec (seeds/002), which only names `chainNamespace`.
  */
 export const chainConfig = exact(
   {

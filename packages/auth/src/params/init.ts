@@ -47,7 +47,7 @@ export function initParams(changes: MigrationChange[]) {
       loginConfig: optional(loginConfig),
       useCoreKitKey: optional(flag),
       chainNamespace: optional(chainNamespace),
-      /** The chain `auth.provider` serves after login (beyond the seed: Web3Auth's chainConfig). */
+      /** The chain `auth.provider` serves after login (beyond the auth spec: Web3Auth's chainConfig). */
       chainConfig: optional(initChainConfig),
       mfaSettings: optional(mfaSettings),
       /** Seconds; default 86400, no cap (the service may set one: `maxSessionTime`). */

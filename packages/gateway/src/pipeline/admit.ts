@@ -12,7 +12,7 @@ import { type RpcRoute, routeRpc } from './route.ts';
 export type Transport = 'http' | 'ws';
 
 /**
- * Stage 0: the network a request's host and path name. HTTP RPC is at `{base}/v3/<key>`, a
+ * Admit: the network a request's host and path name. HTTP RPC is at `{base}/v3/<key>`, a
  * WebSocket at `{base}/ws/v3/<key>`, routed alike. `no-network`: an RPC-looking path no network
  * serves; undefined: not an RPC path.
  */

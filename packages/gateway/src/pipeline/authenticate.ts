@@ -2,7 +2,7 @@ import type { ApiKeyRecord, KeyStore } from '../keys/key-store.ts';
 import { GatewayError } from '../rpc/errors.ts';
 
 /**
- * Stage 1: the API key from the URL must name a live key (HTTP 401 otherwise). A key store that
+ * Authenticate: the API key from the URL must name a live key (HTTP 401 otherwise). A key store that
  * knows the key in memory answers at once; only a lookup in a shared store gives a Promise.
  */
 export function authenticate(keys: KeyStore, key: string | undefined): ApiKeyRecord | Promise<ApiKeyRecord> {

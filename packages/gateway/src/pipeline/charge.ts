@@ -4,7 +4,7 @@ import type { ApiKeyRecord } from '../keys/key-store.ts';
 import { GatewayError } from '../rpc/errors.ts';
 
 /**
- * Stage 4: draw the method's credits from today's balance before anything is forwarded. Returns
+ * Charge: draw the method's credits from today's balance before anything is forwarded. Returns
  * the credits left; a number at once when the ledger can decide without waiting for its store
  * (`debitNow`), else a Promise. Throws (or rejects) `dailyCreditsExhausted` when the balance is short.
  */
@@ -36,7 +36,7 @@ function remainingAfter(debit: DebitResult, key: ApiKeyRecord, method: string, c
 }
 
 /**
- * Stage 3: the key's credits-per-second cap, when it has one (HTTP 429 with Infura's data shape).
+ * Rate: the key's credits-per-second cap, when it has one (HTTP 429 with Infura's data shape).
  * A key without a cap (most) gets undefined, not a Promise: nothing to wait for on the request path.
  */
 export function limitRate(

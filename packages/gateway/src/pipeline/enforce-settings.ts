@@ -11,7 +11,7 @@ import { GatewayError } from '../rpc/errors.ts';
 const rejected = (why: string) =>
   new GatewayError('forbidden', `rejected due to project ID settings: ${why}`);
 
-/** Stage 1b: the key's origin and user-agent allowlists and its secret, for the whole request (HTTP 403). */
+/** Key settings, per request: the key's origin and user-agent allowlists and its secret, for the whole request (HTTP 403). */
 export function enforceRequestSettings(
   key: ApiKeyRecord,
   headers: { origin?: string; userAgent?: string; authorization?: string },
@@ -25,7 +25,7 @@ export function enforceRequestSettings(
   if (!userAgentAllowed(settings, headers.userAgent)) throw rejected('user agent is not allowed');
 }
 
-/** Stage 2b: the key's method and contract allowlists, per request item (before any charge). */
+/** Key settings, per item: the key's method and contract allowlists, per request item (before any charge). */
 export function enforceItemSettings(key: ApiKeyRecord, method: string, params: unknown[]) {
   if (!methodAllowed(key.settings, method)) throw rejected(`method ${method} is not allowed`);
   if (!contractsAllowed(key.settings, method, params))

@@ -13,7 +13,7 @@ export type ForwardResult = ({ ok: true; result: JsonResult } | { ok: false; err
 };
 
 /**
- * Stage 5, the same for every chain: answer from the cache, or send the call upstream (sharing
+ * Forward, the same for every chain: answer from the cache, or send the call upstream (sharing
  * identical calls in flight) through the pool. What differs by kind of network (block tags,
  * future blocks, what may be cached, error shapes) comes from the method table's hooks
  * (`methods/<kind>/hooks.ts`); the method's own `finish` shapes a result (e.g. pending fields).

@@ -19,7 +19,7 @@ function findBigint(value: unknown, path: string): { path: string; value: bigint
 }
 
 /**
- * Stage 2b: a JSON number a double cannot hold (an integer beyond 2^53, e.g. `minContextSlot`
+ * Check: a JSON number a double cannot hold (an integer beyond 2^53, e.g. `minContextSlot`
  * 12345678901234567890) in what would be forwarded is refused with -32602 before anything is
  * charged: nodes and tools written in JavaScript read it rounded (the Solana ledger then refuses
  * 12345678901234567000 as "expected u64"), so its meaning would depend on who reads it. Rules that

@@ -2,7 +2,7 @@ import type { MethodRule } from '../methods/types.ts';
 import type { Network } from '../network.ts';
 import { GatewayError } from '../rpc/errors.ts';
 
-/** Stage 2: the method must be served on this network; its rule gives the price and the checks. */
+/** Resolve: the method must be served on this network; its rule gives the price and the checks. */
 export function resolveMethod(network: Network, method: string): MethodRule {
   const rule = network.methods.rules.get(method);
   if (rule) return rule;

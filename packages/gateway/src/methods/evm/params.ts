@@ -217,7 +217,7 @@ export function expectCallObject(value: unknown, name = 'transaction call object
   }
 }
 
-/** Rejects a `gas` above ten times the current block gas limit (the seed's cap). */
+/** Rejects a `gas` above ten times the current block gas limit (the gateway spec's cap, seeds/000). */
 export function expectGasWithinCap(call: Record<string, unknown>, blockGasLimit: bigint, name: string) {
   if (typeof call.gas !== 'string') return;
   const cap = blockGasLimit * 10n;

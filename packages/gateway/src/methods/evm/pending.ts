@@ -1,7 +1,7 @@
 /**
- * The seed's pending semantics: a pending block has null hash, logsBloom, nonce and number; a
+ * The gateway spec's (seeds/000) pending semantics: a pending block has null hash, logsBloom, nonce and number; a
  * pending transaction has null blockHash, blockNumber and transactionIndex. Nodes differ (anvil
- * numbers its pending block), so the gateway enforces the seed on results for the `pending` tag.
+ * numbers its pending block), so the gateway enforces the spec on results for the `pending` tag.
  */
 export function markPendingBlock(result: unknown): unknown {
   if (!isObject(result)) return result;

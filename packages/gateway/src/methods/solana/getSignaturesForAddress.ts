@@ -1,6 +1,6 @@
 /**
  * Parameter rules of getSignaturesForAddress, checked by the gateway before it forwards (so a bad
- * request is refused with -32602 and costs nothing). They are those of the seed spec and of the
+ * request is refused with -32602 and costs nothing). They are those of the gateway spec (seeds/000) and of the
  * Solana RPC (agave):
  *
  * - `params` is an array `[address, config?]`;
