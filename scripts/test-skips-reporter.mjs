@@ -1,10 +1,16 @@
 // A node:test reporter for scripts/test.mjs: writes, as one JSON object, what was skipped (and
-// why) and how many tests passed and failed, so `npm test` can end with that list.
+// why), how many tests passed and failed and, when the run measures coverage, the covered lines,
+// branches and functions of each package's sources, so `npm test` can end with them.
 export default async function* skipsReporter(source) {
   const skipped = [];
   let passed = 0;
   let failed = 0;
+  const coverage = {};
   for await (const event of source) {
+    if (event.type === 'test:coverage') {
+      addCoverage(coverage, event.data.summary.files);
+      continue;
+    }
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
     const { name, file, skip, details } = event.data;
     if (skip !== undefined && skip !== false) {
@@ -15,5 +21,22 @@ export default async function* skipsReporter(source) {
     if (event.type === 'test:pass') passed++;
     else failed++;
   }
-  yield `${JSON.stringify({ skipped, passed, failed })}\n`;
+  yield `${JSON.stringify({ skipped, passed, failed, coverage })}\n`;
+}
+
+/** Sums the per-file counts into one row per package (its `src/`, tests left out). */
+function addCoverage(coverage, files) {
+  for (const file of files) {
+    const match = /\/packages\/([^/]+)\/src\/(?!.*\.test\.ts$)/.exec(file.path);
+    // The test helpers are not shipped: their coverage says nothing about the product.
+    if (!match || match[1] === 'testkit') continue;
+    coverage[match[1]] ??= { lines: [0, 0], branches: [0, 0], functions: [0, 0] };
+    const row = coverage[match[1]];
+    row.lines[0] += file.coveredLineCount;
+    row.lines[1] += file.totalLineCount;
+    row.branches[0] += file.coveredBranchCount;
+    row.branches[1] += file.totalBranchCount;
+    row.functions[0] += file.coveredFunctionCount;
+    row.functions[1] += file.totalFunctionCount;
+  }
 }

@@ -3,6 +3,8 @@
 // modules in src/**/*.test.ts) with node's own test runner: TypeScript through tsx, and @portico/*
 // imports resolved to the packages' sources (the `@portico/source` export condition), not dist/.
 // Usage: npm test [-- <path filter or file>...]   e.g. npm test -- gateway
+// With PORTICO_COVERAGE=1 the run also measures coverage (node's own, through the source maps) and
+// prints one row per package before the summary line (CI does this on one Node line).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -61,6 +63,7 @@ const child = spawn(
     // even if something it started still holds the event loop, or a leaked handle hangs the run.
     // (On Node 20 the file's own timeout does that, and this flag would cut the reporters short.)
     ...(Number(process.versions.node.split('.')[0]) >= 22 ? ['--test-force-exit'] : []),
+    ...coverageFlags(),
     ...files,
   ],
   { cwd: root, stdio: 'inherit', env: { ...process.env, PORTICO_TEST: '1' } },
@@ -83,7 +86,8 @@ function printSkips() {
   } finally {
     rmSync(skipsDir, { recursive: true, force: true });
   }
-  const { skipped, passed, failed } = summary;
+  const { skipped, passed, failed, coverage } = summary;
+  printCoverage(coverage);
   console.log(`\nSkipped: ${skipped.length === 0 ? 'nothing' : ''}`);
   const byReason = new Map();
   for (const { name, file, reason } of skipped) {
@@ -95,4 +99,26 @@ function printSkips() {
     for (const test of tests) console.log(`    - ${test}`);
   }
   console.log(`${passed} passed, ${failed} failed`);
+}
+
+function coverageFlags() {
+  if (process.env.PORTICO_COVERAGE !== '1') return [];
+  const flags = ['--experimental-test-coverage', '--enable-source-maps'];
+  // Node 22+ can leave tests and dependencies out of its own table (the package rows below never count them).
+  if (Number(process.versions.node.split('.')[0]) >= 22)
+    flags.push('--test-coverage-include=packages/*/src/**', '--test-coverage-exclude=**/*.test.ts');
+  return flags;
+}
+
+function printCoverage(coverage) {
+  const names = Object.keys(coverage ?? {}).sort();
+  if (names.length === 0) return;
+  const percent = ([covered, total]) => (total === 0 ? '—' : `${((100 * covered) / total).toFixed(1)} %`);
+  console.log("\nCoverage of each package's src/ (lines, branches, functions):");
+  for (const name of names) {
+    const row = coverage[name];
+    console.log(
+      `  ${name.padEnd(16)} ${percent(row.lines).padStart(8)} ${percent(row.branches).padStart(8)} ${percent(row.functions).padStart(8)}`,
+    );
+  }
 }
