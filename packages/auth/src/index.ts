@@ -62,6 +62,12 @@ export {
   migrateInitParams,
 } from './migrate.ts';
 export { ownValue, setOwn } from './own.ts';
+export {
+  type AnnouncedProvider,
+  type AnnounceOptions,
+  announceAuthProvider,
+  type ProviderIdentity,
+} from './providers/announce.ts';
 // Types only: the providers themselves load on login (or from @portico/auth/providers/*).
 export type { Eip155Provider } from './providers/eip155/provider.ts';
 export type { ProviderEventMap, RequestArguments } from './providers/key-backed-provider.ts';

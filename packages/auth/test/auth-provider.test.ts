@@ -4,11 +4,20 @@ import { type AuthServer, startAuthServer } from '@portico/auth-server';
 import { tempDir, unsignedTransfer } from '@portico/testkit';
 import { createSolanaRpc, devnet, generateKeyPairSigner } from '@solana/kit';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
-import { createPublicClient, createWalletClient, custom, defineChain, http, parseEther } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  custom,
+  defineChain,
+  http,
+  parseEther,
+  verifyMessage,
+} from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import {
   Auth,
   type AuthInitParams,
+  announceAuthProvider,
   type Eip155Provider,
   MemoryStorage,
   type SolanaProvider,
@@ -177,5 +186,61 @@ describe('auth.provider follows the login', { timeout: 120_000 }, () => {
     await auth.logout();
     assert.equal(auth.provider, null);
     assert.deepEqual(await provider.getAccounts(), []);
+  });
+
+  it('is announced with EIP-6963 as one provider across logins; eth_requestAccounts runs the app’s login', async () => {
+    // The EIP-6963 events on an EventTarget of Node's own: the same DOM event API a page's window
+    // has (the bridge's discovery is tested in Chromium in @portico/wallet).
+    const auth = await create(evm());
+    const target = new EventTarget();
+    const heard: { info: Record<string, string>; provider: unknown }[] = [];
+    target.addEventListener('eip6963:announceProvider', (event) => heard.push((event as CustomEvent).detail));
+    const icon = 'data:image/svg+xml;base64,PHN2Zy8+';
+    const { provider, stop } = announceAuthProvider(
+      auth,
+      { name: 'Example app', icon, rdns: 'com.example.app' },
+      {
+        target,
+        connect: async () =>
+          auth.login({ loginProvider: 'jwt', extraLoginOptions: { id_token: await token('carol') } }),
+      },
+    );
+    assert.equal(heard.length, 1);
+    assert.deepEqual(
+      { ...heard[0].info, uuid: undefined },
+      {
+        uuid: undefined,
+        name: 'Example app',
+        icon,
+        rdns: 'com.example.app',
+      },
+    );
+    assert.match(heard[0].info.uuid, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    target.dispatchEvent(new Event('eip6963:requestProvider'));
+    assert.equal(heard.length, 2);
+    assert.equal(heard[1].provider, provider);
+
+    assert.deepEqual(await provider.request({ method: 'eth_accounts' }), []);
+    await assert.rejects(
+      provider.request({ method: 'eth_chainId' }),
+      (error: { code?: number }) => error.code === 4900,
+    );
+    const changes: unknown[] = [];
+    provider.on('accountsChanged', (accounts) => changes.push(accounts));
+
+    const accounts = await provider.request({ method: 'eth_requestAccounts' });
+    const carol = privateKeyToAccount(`0x${auth.getPrivKey()}`);
+    assert.deepEqual(accounts, [carol.address]);
+    const wallet = createWalletClient({ account: carol.address, chain: local, transport: custom(provider) });
+    const signature = await wallet.signMessage({ message: 'found by discovery' });
+    assert.ok(await verifyMessage({ address: carol.address, message: 'found by discovery', signature }));
+
+    await auth.logout();
+    assert.deepEqual(await provider.request({ method: 'eth_accounts' }), []);
+    assert.deepEqual(changes, [[carol.address], []]);
+
+    stop();
+    target.dispatchEvent(new Event('eip6963:requestProvider'));
+    assert.equal(heard.length, 2, 'no announcement after stop()');
   });
 });
