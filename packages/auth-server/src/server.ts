@@ -23,6 +23,7 @@ import type { LoginEvent } from './login-event.ts';
 import { checkRateLimits, RateLimitedError, RateLimiter, type RateLimits } from './rate-limit.ts';
 import { checkRedirectEntries } from './redirects.ts';
 import { SESSION_PATHS, sessionApi } from './session-api.ts';
+import { SessionChains, SessionError } from './sessions.ts';
 import { type AuthStore, PostgresStore, SqliteStore } from './store.ts';
 import type { VerifierConfig } from './verifiers/config.ts';
 import { JwtVerifier } from './verifiers/jwt.ts';
@@ -58,8 +59,10 @@ export interface StartAuthServerOptions {
   allowedRedirects?: Record<string, string[]>;
   onLog?: (line: string) => void;
   /**
-   * Longest session in seconds. Unset, a session lasts the app's `sessionTime` however long (the
-   * spec sets no cap); set, longer requests get this much and the library warns the app.
+   * Longest sign-in in seconds, renewals included (the absolute cap). A session lasts the app's
+   * `sessionTime` (at most this much; longer requests are cut and the library warns the app) and
+   * each renewal while the app is used grants another `sessionTime`, never past `maxSessionTime`
+   * from the login. Unset: no cap (the spec sets none), so a session used often enough lives on.
    */
   maxSessionTime?: number;
   /**
@@ -166,6 +169,7 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
   const attempts = new AttemptLimiter(store, attemptLimits, now);
   const webhooks = options.auditWebhooks?.length ? new AuditWebhooks(options.auditWebhooks, log) : undefined;
   const audit = new AuditLog(store, now, log, webhooks);
+  const chains = new SessionChains({ store, envelope, audit, maxSessionTime: options.maxSessionTime });
   const verifierConfigs = new Map(Object.entries(options.verifiers ?? {}));
   const devLogin = options.devLogin ?? verifierConfigs.size === 0;
   if (devLogin) log('auth: development login enabled: anyone can log in as any email (not for production)');
@@ -229,6 +233,7 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
     log,
     attempts,
     audit,
+    chains,
   });
 
   async function api(
@@ -236,7 +241,8 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
     body: Record<string, unknown>,
     address: string,
   ): Promise<[number, unknown]> {
-    if (SESSION_PATHS.includes(path)) return sessionApi({ store, envelope, audit }, path, body, now());
+    if (SESSION_PATHS.includes(path))
+      return sessionApi({ store, envelope, audit, chains }, path, body, now());
     return login.api(path, body, { address });
   }
 
@@ -267,7 +273,7 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
       if (req.method === 'POST') rateLimiter.take(url.pathname, clientAddress(req));
       if (url.pathname.startsWith(ADMIN_PREFIX)) {
         const [status, body] = await adminApi(
-          { adminToken: options.adminToken, store, audit, now },
+          { adminToken: options.adminToken, store, audit, now, chains },
           req.method ?? 'GET',
           url,
           req.headers.authorization,
@@ -329,7 +335,7 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
         url.pathname.startsWith(ADMIN_PREFIX) ||
         url.pathname === DEV_TOKEN_PATH
       ) {
-        sendJson(res, status, { error: message });
+        sendJson(res, status, { error: message, code: err instanceof SessionError ? err.code : undefined });
       } else errorPage(res, status, message);
     });
   });

@@ -20,6 +20,11 @@ export interface AuthOptions {
   /** Deprecation and adjustment warnings (default `console.warn`). */
   onWarning?: (message: string) => void;
   fetch?: typeof fetch;
+  /**
+   * Renew the session while the app is used, once half its idle window is gone (default true).
+   * Off: the session ends after \`sessionTime\` unless the app calls \`refreshSession()\`.
+   */
+  autoRenew?: boolean;
 }
 
 /** Said at init when the social-backup factor is enabled. */

@@ -67,6 +67,7 @@ export type { Eip155Provider } from './providers/eip155/provider.ts';
 export type { ProviderEventMap, RequestArguments } from './providers/key-backed-provider.ts';
 export type { AuthProvider } from './providers/load.ts';
 export type { SolanaProvider } from './providers/solana/provider.ts';
+export type { SessionInfo } from './service-client.ts';
 export {
   BrowserStorage,
   defaultStorage,

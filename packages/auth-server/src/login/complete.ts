@@ -160,8 +160,10 @@ export async function complete(
   const state: SessionPayload = { ...keys, userInfo, mfa };
   const sessionId = randomPrivKey();
   const key = storeKeyOf(sessionId);
-  const expiresAt = now() + sessionTime * 1000;
+  const at = now();
+  const expiresAt = ctx.deps.chains.firstExpiry(at, sessionTime);
   await store.putSession(key, encryptJsonTo(key, state), expiresAt);
+  await ctx.deps.chains.start(key, userId, clientId, sessionTime, at);
   if (mfa) {
     const grant: Grant = { userId, keyVerifier: target.keyVerifier, network: request.options.network };
     const name = `mfa-grant:${key}`;

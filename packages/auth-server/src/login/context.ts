@@ -9,6 +9,7 @@ import type { KeyService, TokenSigner } from '../keys.ts';
 import type { LoginEvent } from '../login-event.ts';
 import { MfaStore } from '../mfa.ts';
 import type { RedirectPolicy } from '../redirects.ts';
+import type { SessionChains } from '../sessions.ts';
 import type { AuthStore } from '../store.ts';
 import type { VerifierConfig } from '../verifiers/config.ts';
 import type { JwtVerifier } from '../verifiers/jwt.ts';
@@ -41,6 +42,8 @@ export interface LoginDeps {
   /** Limits on typed factors, counted in the store. */
   attempts: AttemptLimiter;
   audit: AuditLog;
+  /** Session chains: renewal, devices, ending. */
+  chains: SessionChains;
 }
 
 /** Who sent a request: the client address (the socket's, or the proxy's X-Forwarded-For when trusted). */
