@@ -16,6 +16,7 @@ import {
   shareToMnemonic,
   splitKey,
 } from '@portico/auth';
+import type { AuthenticatorSecret } from './authenticator.ts';
 import type { Envelope } from './envelope.ts';
 import type { AuthStore } from './store.ts';
 
@@ -41,6 +42,8 @@ export interface MfaRecord {
   dappIndex?: number;
   passwordShare?: string;
   social?: { verifier: string; id: string; share: KeyShare };
+  /** The authenticator app's secret and the share a right code releases. */
+  authenticator?: AuthenticatorSecret & { share: KeyShare };
   devices: Record<string, MfaDevice>;
   /** Every x-coordinate ever handed out (new device shares never reuse one). */
   usedIndices: number[];
@@ -51,6 +54,8 @@ export interface SetupInput {
   password?: string;
   /** The second login for the social-backup factor, already verified: its verifier and id. */
   social?: { verifier: string; id: string };
+  /** The authenticator secret the user confirmed with a code at setup, and that code's time step. */
+  authenticator?: AuthenticatorSecret;
   /** Custom (JWT) verifiers get a dappShare. */
   dappShare: boolean;
   clientId: string;
@@ -145,6 +150,10 @@ export class MfaStore {
     if (input.factors.includes('socialBackupFactor')) {
       if (!input.social) throw new Error('The social backup factor needs a login with a second verifier');
       record.social = { ...input.social, share: shareOf('socialBackupFactor') };
+    }
+    if (input.factors.includes('authenticatorFactor')) {
+      if (!input.authenticator) throw new Error('The authenticator factor needs a confirmed secret');
+      record.authenticator = { ...input.authenticator, share: shareOf('authenticatorFactor') };
     }
     if (input.dappShare) {
       const s = shareOf('dapp');

@@ -1,4 +1,5 @@
 import {
+  AUTHENTICATOR_WARNING,
   type AuthOptions,
   type LoginOutcome,
   type MfaLoginInput,
@@ -34,6 +35,8 @@ import {
 } from './validate.ts';
 
 export {
+  AUTHENTICATOR_WARNING,
+  type AuthenticatorEnrolment,
   type AuthOptions,
   type LoginOutcome,
   type MfaLoginInput,
@@ -102,6 +105,7 @@ export class Auth {
     const auth = new Auth(params, options);
     for (const change of changes) auth.warn(change.message);
     if (params.mfaSettings?.socialBackupFactor?.enable) auth.warn(SOCIAL_BACKUP_WARNING);
+    if (params.mfaSettings?.authenticatorFactor?.enable) auth.warn(AUTHENTICATOR_WARNING);
     await auth.restore();
     // A page load is use: a session past half its idle window renews now.
     if (auth.renewAt !== undefined && Date.now() >= auth.renewAt && auth.current.sessionId) {

@@ -1,5 +1,7 @@
 export {
+  AUTHENTICATOR_WARNING,
   Auth,
+  type AuthenticatorEnrolment,
   type AuthOptions,
   decodeB64Params,
   encodeB64Params,

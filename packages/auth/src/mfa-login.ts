@@ -18,9 +18,14 @@ import type { StorageAdapter } from './storage.ts';
 import type { AuthState, MfaSessionData, SessionPayload } from './types.ts';
 
 /** Only the two fields the login page may hand over, as strings. */
-export function pickFactor(f: { backupPhrase?: unknown; password?: unknown }): MfaLoginInput {
+export function pickFactor(f: {
+  backupPhrase?: unknown;
+  password?: unknown;
+  authenticatorCode?: unknown;
+}): MfaLoginInput {
   if (typeof f.backupPhrase === 'string') return { backupPhrase: f.backupPhrase };
   if (typeof f.password === 'string') return { password: f.password };
+  if (typeof f.authenticatorCode === 'string') return { authenticatorCode: f.authenticatorCode };
   return {};
 }
 
@@ -83,6 +88,11 @@ async function secondShare(
   if (input.password !== undefined) {
     if (!mfa.factors.includes('passwordFactor')) throw invalid('No password is set up for this account');
     return checked('/api/mfa/factor', { password: input.password }, 'password');
+  }
+  if (input.authenticatorCode !== undefined) {
+    if (!mfa.factors.includes('authenticatorFactor'))
+      throw invalid('No authenticator app is set up for this account');
+    return checked('/api/mfa/factor', { authenticatorCode: input.authenticatorCode }, 'authenticator');
   }
   if (input.socialBackup) {
     return checked('/api/mfa/social', input.socialBackup, 'social', 'Social backup refused: ');

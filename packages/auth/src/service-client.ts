@@ -206,11 +206,31 @@ export class ServiceClient {
       const res = await this.post<LoginResult>('/api/mfa/skip', { loginId });
       return res.status === 200 ? res.body : { error: res.body.error ?? `status ${res.status}` };
     }
+    let authenticatorCode: string | undefined;
+    if (setup.factors.includes('authenticatorFactor')) {
+      if (!setup.authenticator) {
+        throw new AuthError(
+          'MFA_SETUP_REQUIRED',
+          'authenticatorFactor needs setup.authenticator (show the URI, return the code)',
+        );
+      }
+      const enrol = await this.post<{ uri?: string; qrSvg?: string; error?: string }>(
+        '/api/mfa/authenticator',
+        {
+          loginId,
+        },
+      );
+      if (enrol.status !== 200 || !enrol.body.uri) {
+        throw new AuthError('LOGIN_FAILED', `MFA setup refused: ${enrol.body.error ?? enrol.status}`);
+      }
+      authenticatorCode = await setup.authenticator({ uri: enrol.body.uri, qrSvg: enrol.body.qrSvg ?? '' });
+    }
     const res = await this.post<LoginResult>('/api/mfa/setup', {
       loginId,
       factors: setup.factors,
       password: setup.password,
       socialBackup: setup.socialBackup,
+      authenticatorCode,
     });
     if (res.status !== 200) {
       throw new AuthError('LOGIN_FAILED', `MFA setup refused: ${res.body.error ?? res.status}`);

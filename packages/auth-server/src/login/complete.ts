@@ -17,6 +17,7 @@ import {
   setupOrder,
   storeKeyOf,
 } from '@portico/auth';
+import type { AuthenticatorSecret } from '../authenticator.ts';
 import { type DerivedKeys, KeyService, type Wallet, walletsFor } from '../keys.ts';
 import { accountOf, type PublicKeyPair } from '../login-event.ts';
 import { type MfaRecord, type SetupOutput, sessionMfa } from '../mfa.ts';
@@ -38,6 +39,7 @@ export interface SetupRequest {
   factors: MfaFactor[];
   password?: string;
   social?: { verifier: string; id: string };
+  authenticator?: AuthenticatorSecret;
 }
 
 export type Completed =
@@ -182,7 +184,9 @@ export async function complete(
   log(`auth: login for verifier ${target.keyVerifier} (${target.typeOfLogin})`);
   if (record && page && !mfa?.deviceKey) {
     // The page asks for a second factor and hands it to the app in the result fragment.
-    const factors = record.factors.filter((f) => f === 'backUpShareFactor' || f === 'passwordFactor');
+    const factors = record.factors.filter(
+      (f) => f === 'backUpShareFactor' || f === 'passwordFactor' || f === 'authenticatorFactor',
+    );
     if (factors.length > 0) {
       const name = `mfa-recover:${storeKeyOf(loginId)}`;
       await store.deleteSession(name);

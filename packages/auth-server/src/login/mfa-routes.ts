@@ -1,6 +1,9 @@
 // The `/api/mfa/*` calls: the setup step of a login (pending, setup, skip), the page's recovery
 // screen (recover), and a logged-in session's MFA calls signed by its sessionId (social, device,
 // revoke).
+
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import {
   checkSetupChoice,
   combineShares,
@@ -16,13 +19,15 @@ import {
   verifyStoreMessage,
 } from '@portico/auth';
 import { type AttemptSubjects, TooManyAttemptsError } from '../attempts.ts';
+import { type AuthenticatorSecret, checkAuthenticatorCode, newAuthenticator } from '../authenticator.ts';
 import { HttpError } from '../http.ts';
 import { KeyService } from '../keys.ts';
 import { VerifierError } from '../verifiers/types.ts';
 import { complete, pendingFor } from './complete.ts';
 import type { Answer, Grant, LoginContext, PendingState, Route } from './context.ts';
+import { FLOW_TTL_MS } from './context.ts';
 import { readRequest, resolveProvider } from './request.ts';
-import { openJson } from './sealed.ts';
+import { openJson, sealJson } from './sealed.ts';
 
 async function takePending(ctx: LoginContext, loginId: string, remove: boolean): Promise<PendingState> {
   const { store, envelope, now } = ctx.deps;
@@ -133,6 +138,44 @@ const skip: Route = async (ctx, body) => {
   return [200, { sessionId: done.sessionId, url: done.redirect }];
 };
 
+/**
+ * The setup screen's authenticator step: a new secret for this login, kept (sealed) until setup,
+ * and what the user scans. Asked again, it makes a new one (the last one counts).
+ */
+const authenticator: Route = async (ctx, body) => {
+  const { store, envelope, now } = ctx.deps;
+  const request = await readRequest(ctx, body.loginId);
+  const step = await takePending(ctx, body.loginId as string, false);
+  const settings = request.options.mfaSettings ?? DEFAULT_MFA_SETTINGS;
+  if (!settings.authenticatorFactor?.enable) {
+    throw new HttpError(400, 'MFA factor authenticatorFactor is not enabled by this app');
+  }
+  const issuer = request.options.whiteLabel?.appName || 'Portico';
+  const made = newAuthenticator(issuer, step.identity.email || step.identity.verifierId);
+  const name = `mfa-totp:${storeKeyOf(body.loginId as string)}`;
+  await store.deleteSession(name);
+  await store.putSession(name, sealJson(envelope, name, { secret: made.secret }), now() + FLOW_TTL_MS);
+  return [200, { uri: made.uri, qrSvg: made.qrSvg }];
+};
+
+/** The authenticator secret of this login's setup, confirmed by a code of the user's app. */
+async function confirmedAuthenticator(
+  ctx: LoginContext,
+  loginId: string,
+  code: unknown,
+): Promise<AuthenticatorSecret> {
+  const { store, envelope, now } = ctx.deps;
+  const name = `mfa-totp:${storeKeyOf(loginId)}`;
+  const sealed = await store.getSession(name, now());
+  if (!sealed) throw new HttpError(400, 'Start the authenticator setup first (/api/mfa/authenticator)');
+  const secret = openJson<AuthenticatorSecret>(envelope, name, sealed);
+  const step = typeof code === 'string' ? checkAuthenticatorCode(secret, code, now()) : undefined;
+  if (step === undefined)
+    throw new HttpError(400, 'Wrong authenticator code: enter the code the app shows now');
+  await store.deleteSession(name);
+  return { secret: secret.secret, lastStep: step };
+}
+
 const setup: Route = async (ctx, body) => {
   const request = await readRequest(ctx, body.loginId);
   const step = await takePending(ctx, body.loginId as string, false);
@@ -167,9 +210,12 @@ const setup: Route = async (ctx, body) => {
       throw new HttpError(409, 'That login is already the social backup of another account');
     }
   }
+  const authenticatorSecret = factors.includes('authenticatorFactor')
+    ? await confirmedAuthenticator(ctx, body.loginId as string, body.authenticatorCode)
+    : undefined;
   await takePending(ctx, body.loginId as string, true);
   const done = await complete(ctx, body.loginId as string, request, target, step.identity, {
-    setup: { factors, password, social },
+    setup: { factors, password, social, authenticator: authenticatorSecret },
   });
   if ('mfa' in done) throw new HttpError(500, 'unexpected MFA step');
   return [
@@ -265,8 +311,29 @@ const factor: Route = async (ctx, body, path, client) => {
   const grant = await grantFor(ctx, path, body);
   const record = await ctx.mfaStore.load(grant.userId);
   if (!record) throw new HttpError(404, 'MFA is not enabled for this user');
-  const payload = (body.payload ?? {}) as { password?: unknown; backupPhrase?: unknown };
+  const payload = (body.payload ?? {}) as {
+    password?: unknown;
+    backupPhrase?: unknown;
+    authenticatorCode?: unknown;
+  };
   const subjects = { userId: grant.userId, address: client.address };
+  if (typeof payload.authenticatorCode === 'string') {
+    const bound = record.authenticator;
+    if (!bound) throw new HttpError(400, 'No authenticator app is set up for this account');
+    const code = payload.authenticatorCode;
+    return limitedFactor(ctx, subjects, 'authenticator', async () => {
+      const at = ctx.deps.now();
+      const step = checkAuthenticatorCode(bound, code, at);
+      // A code is taken once (RFC 6238 §5.2), across instances: its step is marked in the store.
+      const fresh =
+        step !== undefined &&
+        (await ctx.deps.store.markTokenUsed(
+          bytesToHex(sha256(utf8ToBytes(`totp:${grant.userId}:${step}`))),
+          (step + 3) * 30_000,
+        ));
+      return fresh ? { share: bound.share } : { status: 401, error: 'Wrong authenticator code' };
+    });
+  }
   if (typeof payload.password === 'string') {
     const sealed = record.passwordShare;
     if (!sealed) throw new HttpError(400, 'No password is set up for this account');
@@ -293,7 +360,7 @@ const factor: Route = async (ctx, body, path, client) => {
       return { status: 401, error: 'Wrong backup phrase' };
     });
   }
-  throw new HttpError(400, 'payload must be {password} or {backupPhrase}');
+  throw new HttpError(400, 'payload must be {password}, {backupPhrase} or {authenticatorCode}');
 };
 
 const device: Route = async (ctx, body, path) => {
@@ -322,6 +389,7 @@ export const mfaRoutes: Record<string, Route> = {
   '/api/mfa/recover': recover,
   '/api/mfa/skip': skip,
   '/api/mfa/setup': setup,
+  '/api/mfa/authenticator': authenticator,
   '/api/mfa/social': social,
   '/api/mfa/factor': factor,
   '/api/mfa/device': device,

@@ -34,8 +34,36 @@ function showSetup(step, loginId) {
     $('mfa-password').hidden = !needsPassword();
     $('mfa-password-label').hidden = !needsPassword();
   };
-  list.onchange = syncPassword;
+  // The authenticator app: a secret made for this login when the box is ticked, shown as a QR code
+  // and an otpauth:// link; the setup sends the code the app then shows.
+  const wantsAuthenticator = () =>
+    /** @type {HTMLInputElement | null} */ (list.querySelector('input[value="authenticatorFactor"]'))
+      ?.checked === true;
+  let enrolled = false;
+  const syncAuthenticator = async () => {
+    $('mfa-authenticator').hidden = !wantsAuthenticator();
+    if (!wantsAuthenticator() || enrolled) return;
+    enrolled = true;
+    $('mfa-authenticator-note').textContent = t('authenticatorNote');
+    $('mfa-authenticator-code-label').textContent = t('authenticatorCode');
+    try {
+      const { uri, qrSvg } = await post('/api/mfa/authenticator', { loginId });
+      /** @type {HTMLImageElement} */ ($('mfa-authenticator-qr')).src =
+        `data:image/svg+xml;base64,${btoa(qrSvg)}`;
+      field('mfa-authenticator-uri').value = uri;
+    } catch (err) {
+      enrolled = false;
+      const error = $('mfa-setup-error');
+      error.textContent = err.message;
+      error.hidden = false;
+    }
+  };
+  list.onchange = () => {
+    syncPassword();
+    syncAuthenticator();
+  };
   syncPassword();
+  syncAuthenticator();
   $('mfa-skip').hidden = !step.skippable;
   $('mfa-skip').onclick = async () => {
     show('loading');
@@ -58,8 +86,10 @@ function showSetup(step, loginId) {
         loginId,
         factors,
         password: needsPassword() ? field('mfa-password').value : undefined,
+        authenticatorCode: wantsAuthenticator() ? field('mfa-authenticator-code').value.trim() : undefined,
       });
       field('mfa-password').value = '';
+      field('mfa-authenticator-uri').value = '';
       if (done.backupPhrase) return showPhrase(done.backupPhrase, done.url);
       location.replace(done.url);
     } catch (err) {
@@ -101,13 +131,19 @@ function showRecover(step, loginId) {
   $('mfa-recover-submit').textContent = t('recoverSubmit');
   let chosen = step.factors[0];
   const choice = $('mfa-recover-choice');
+  $('mfa-recover-code-label').textContent = t('recoverCode');
+  /** Each factor's input and button label. */
+  const inputs = {
+    backUpShareFactor: ['mfa-recover-phrase', 'recoverPhrase'],
+    passwordFactor: ['mfa-recover-password', 'recoverPassword'],
+    authenticatorFactor: ['mfa-recover-code', 'recoverCode'],
+  };
   const pick = (factor) => {
     chosen = factor;
-    const phrase = factor === 'backUpShareFactor';
-    $('mfa-recover-phrase').hidden = !phrase;
-    $('mfa-recover-phrase-label').hidden = !phrase;
-    $('mfa-recover-password').hidden = phrase;
-    $('mfa-recover-password-label').hidden = phrase;
+    for (const [f, [id]] of Object.entries(inputs)) {
+      $(id).hidden = f !== factor;
+      $(`${id}-label`).hidden = f !== factor;
+    }
     for (const b of /** @type {HTMLCollectionOf<HTMLElement>} */ (choice.children))
       b.classList.toggle('selected', b.dataset.factor === factor);
   };
@@ -117,7 +153,7 @@ function showRecover(step, loginId) {
       b.type = 'button';
       b.className = 'provider';
       b.dataset.factor = factor;
-      b.textContent = t(factor === 'backUpShareFactor' ? 'recoverPhrase' : 'recoverPassword');
+      b.textContent = t(inputs[factor]?.[1] ?? 'recoverPassword');
       b.onclick = () => pick(factor);
       return b;
     }),
@@ -135,6 +171,8 @@ function showRecover(step, loginId) {
         return;
       }
       factor.backupPhrase = words.join(' ').toLowerCase();
+    } else if (chosen === 'authenticatorFactor') {
+      factor.authenticatorCode = field('mfa-recover-code').value.trim();
     } else {
       factor.password = field('mfa-recover-password').value;
     }
@@ -148,6 +186,7 @@ function showRecover(step, loginId) {
       url.hash = fragment.toString();
       field('mfa-recover-phrase').value = '';
       field('mfa-recover-password').value = '';
+      field('mfa-recover-code').value = '';
       location.replace(url.href);
     } catch (err) {
       error.textContent = err.message;
