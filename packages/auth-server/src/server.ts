@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { NETWORKS, type Network } from '@portico/auth';
+import { type KeyExportPolicy, NETWORKS, type Network } from '@portico/auth';
 import { ADMIN_PREFIX, adminApi, checkAdminToken } from './admin.ts';
 import { AttemptLimiter, type AttemptLimits, checkAttemptLimits } from './attempts.ts';
 import { AuditLog } from './audit.ts';
@@ -104,6 +104,13 @@ export interface StartAuthServerOptions {
   rateLimits?: Partial<RateLimits>;
   /** Every audit entry is also POSTed to these URLs, signed with HMAC-SHA256 (see audit-webhooks.ts). */
   auditWebhooks?: AuditWebhook[];
+  /**
+   * Who may read a user's key, per clientId (beyond the seed): `app` (the default, as v7: the
+   * session carries the keys and `getPrivKey()` returns them), `user` (the app never receives key
+   * material: identity and the idToken's public keys only) or `off` (the same, and no export is
+   * ever offered). A clientId not listed is `app`.
+   */
+  exportPolicy?: Record<string, KeyExportPolicy>;
 }
 
 export interface AuthServer {
@@ -131,6 +138,16 @@ const DEV_TOKEN_PATH = '/dev/token';
 /** Endpoints the client library calls from the app's origin (no cookies: keys and signatures authenticate). */
 const CORS_PATHS = new Set([...SESSION_PATHS, ...LOGIN_CORS_PATHS]);
 
+const EXPORT_POLICIES: readonly KeyExportPolicy[] = ['app', 'user', 'off'];
+
+function checkExportPolicy(policy: Record<string, unknown> | undefined): void {
+  for (const [clientId, value] of Object.entries(policy ?? {})) {
+    if (!EXPORT_POLICIES.includes(value as KeyExportPolicy)) {
+      throw new Error(`auth: exportPolicy["${clientId}"] must be one of ${EXPORT_POLICIES.join(', ')}`);
+    }
+  }
+}
+
 /**
  * Starts the auth service: login page, session store, verifiers, key service and JWKS.
  * With no options it runs a development service (dev login, SQLite in `.portico/auth`).
@@ -153,6 +170,7 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
   const now = options.clock ?? (() => Date.now());
   const attemptLimits = checkAttemptLimits(options.attemptLimits);
   checkAdminToken(options.adminToken);
+  checkExportPolicy(options.exportPolicy);
   checkAuditWebhooks(options.auditWebhooks);
   const rateLimiter = new RateLimiter(
     checkRateLimits(options.rateLimits),
@@ -234,6 +252,7 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
     attempts,
     audit,
     chains,
+    exportPolicy: new Map(Object.entries(options.exportPolicy ?? {})),
   });
 
   async function api(

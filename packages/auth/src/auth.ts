@@ -25,6 +25,7 @@ import type {
   AuthState,
   AuthUserInfo,
   ChainConfig,
+  KeyExportPolicy,
   SessionPayload,
 } from './types.ts';
 import {
@@ -327,7 +328,8 @@ export class Auth {
     const { state } = read;
     this.startDeadline(read);
     if (!state.mfa) {
-      this.current = state;
+      const { keyExport: _k, ...rest } = state;
+      this.current = rest;
       return;
     }
     // MFA: rebuild from the service's share and this device's share; else wait for completeMfa.
@@ -440,7 +442,7 @@ export class Auth {
       this.pendingMfa = { sessionId: result.sessionId, payload: state, dappShare };
       await this.rebuild(result.mfaFactor ? { ...mfaInput, ...pickFactor(result.mfaFactor) } : mfaInput);
     } else {
-      const { mfa: _m, ...rest } = state;
+      const { mfa: _m, keyExport: _k, ...rest } = state;
       await this.storage.set(this.storageKey, result.sessionId);
       this.current = rest;
     }
@@ -471,7 +473,19 @@ export class Auth {
     await this.link.sync();
   }
 
-  /** `coreKitKey` when `useCoreKitKey`, else the app-scoped `privKey`; `""` with no session. */
+  /**
+   * The auth service's export policy for this app, as the live session says (`app` without one):
+   * with `user` or `off` the service never sends this app the keys, and the key getters return `""`.
+   * Beyond the seed.
+   */
+  get keyExport(): KeyExportPolicy {
+    return this.stored?.keyExport ?? 'app';
+  }
+
+  /**
+   * `coreKitKey` when `useCoreKitKey`, else the app-scoped `privKey`; `""` with no session, and when
+   * the service's `exportPolicy` withholds keys from this app (`keyExport`).
+   */
   getPrivKey(): string {
     this.checkExpiry();
     if (!this.current.sessionId) return '';

@@ -159,14 +159,19 @@ export async function complete(
     oAuthAccessToken: identity.oAuthAccessToken ?? '',
     isMfaEnabled: mfa !== undefined,
   };
-  const state: SessionPayload = { ...keys, userInfo, mfa };
+  // The export policy: an app that may not read the key gets none of it (no keys, no shares).
+  const policy = ctx.deps.exportPolicy.get(clientId) ?? 'app';
+  const withheld = policy !== 'app';
+  const state: SessionPayload = withheld
+    ? { userInfo: { ...userInfo, dappShare: '' }, keyExport: policy }
+    : { ...keys, userInfo, mfa };
   const sessionId = randomPrivKey();
   const key = storeKeyOf(sessionId);
   const at = now();
   const expiresAt = ctx.deps.chains.firstExpiry(at, sessionTime);
   await store.putSession(key, encryptJsonTo(key, state), expiresAt);
   await ctx.deps.chains.start(key, userId, clientId, sessionTime, at);
-  if (mfa) {
+  if (mfa && !withheld) {
     const grant: Grant = { userId, keyVerifier: target.keyVerifier, network: request.options.network };
     const name = `mfa-grant:${key}`;
     await store.putSession(name, sealJson(envelope, name, grant), expiresAt);
@@ -182,7 +187,7 @@ export async function complete(
   });
   const redirect = resultUrl(ctx, request, { sessionId });
   log(`auth: login for verifier ${target.keyVerifier} (${target.typeOfLogin})`);
-  if (record && page && !mfa?.deviceKey) {
+  if (record && page && !withheld && !mfa?.deviceKey) {
     // The page asks for a second factor and hands it to the app in the result fragment.
     const factors = record.factors.filter(
       (f) => f === 'backUpShareFactor' || f === 'passwordFactor' || f === 'authenticatorFactor',
