@@ -57,7 +57,7 @@ describe('authenticator factor on the login page in Chromium', { timeout: 180_00
   };
 
   it('sets up with the QR code’s secret and recovers a new device with a later code', async () => {
-    let secret = Buffer.alloc(0);
+    let secret: Buffer = Buffer.alloc(0);
     const auth = await Auth.create(init(), {
       storage: new MemoryStorage(),
       onWarning: () => {},
