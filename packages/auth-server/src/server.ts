@@ -187,7 +187,6 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
   const attempts = new AttemptLimiter(store, attemptLimits, now);
   const webhooks = options.auditWebhooks?.length ? new AuditWebhooks(options.auditWebhooks, log) : undefined;
   const audit = new AuditLog(store, now, log, webhooks);
-  const chains = new SessionChains({ store, envelope, audit, maxSessionTime: options.maxSessionTime });
   const verifierConfigs = new Map(Object.entries(options.verifiers ?? {}));
   const devLogin = options.devLogin ?? verifierConfigs.size === 0;
   if (devLogin) log('auth: development login enabled: anyone can log in as any email (not for production)');
@@ -225,6 +224,13 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
       `auth: cannot open the stored signing key (wrong master key?): ${(err as Error).message}`,
     );
   }
+  const chains = new SessionChains({
+    store,
+    envelope,
+    audit,
+    signer,
+    maxSessionTime: options.maxSessionTime,
+  });
   const pages = new Map<string, Buffer>();
   for (const [path, { file }] of PAGE_FILES) pages.set(path, readFileSync(resolve(PAGE_DIR, file)));
 

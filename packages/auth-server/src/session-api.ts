@@ -64,11 +64,17 @@ export async function sessionApi(
       // Seconds left by the service's clock: the library sets its own deadline from it, so clocks
       // that disagree do not shorten or stretch the session. A renewable session (a sign-in's) also
       // says its idle window, which the library renews at half of.
+      // A renewed session's fresh idToken comes beside the data (encrypted to the same key).
       const chain = await store.chainOfKey(key);
-      const idleTime = chain && !chain.rotated ? Math.round(chain.chain.idleMs / 1000) : undefined;
+      const current = chain && !chain.rotated ? chain.chain : undefined;
       return [
         200,
-        { data: entry.data, expiresIn: Math.max(0, Math.round((entry.expiresAt - at) / 1000)), idleTime },
+        {
+          data: entry.data,
+          expiresIn: Math.max(0, Math.round((entry.expiresAt - at) / 1000)),
+          idleTime: current && Math.round(current.idleMs / 1000),
+          token: current?.token,
+        },
       ];
     }
     case '/api/session/invalidate': {
@@ -100,10 +106,10 @@ export async function sessionApi(
       const { key, payload, signature } = body;
       const chain = await chains.caller(key, signedCall(path, payload), signature, at);
       const { newKey, data } = (payload ?? {}) as Record<string, unknown>;
-      const { expiresAt } = await chains.renew(chain, newKey, data, at);
+      const { expiresAt, token } = await chains.renew(chain, newKey, data, at);
       return [
         200,
-        { expiresIn: Math.round((expiresAt - at) / 1000), idleTime: Math.round(chain.idleMs / 1000) },
+        { expiresIn: Math.round((expiresAt - at) / 1000), idleTime: Math.round(chain.idleMs / 1000), token },
       ];
     }
     case '/api/session/list': {

@@ -4,10 +4,11 @@
 // rotated away (past a short grace for two tabs renewing at once) means it was copied: the whole
 // chain ends and the audit trail says so (refresh-token reuse detection, RFC 9700 §4.14.2).
 import { bytesToHex, randomBytes } from '@noble/hashes/utils.js';
-import { verifyStoreMessage } from '@portico/auth';
+import { encryptJsonTo, verifyStoreMessage } from '@portico/auth';
 import type { AuditLog } from './audit.ts';
 import type { Envelope } from './envelope.ts';
 import { HttpError } from './http.ts';
+import type { TokenSigner } from './keys.ts';
 import type { Grant } from './login/context.ts';
 import { openJson, sealJson } from './login/sealed.ts';
 import type { AuthStore, ChainRow, LiveChain } from './store.ts';
@@ -33,6 +34,7 @@ export interface SessionChainsDeps {
   store: AuthStore;
   envelope: Envelope;
   audit: AuditLog;
+  signer: TokenSigner;
   /** Absolute cap of a sign-in in seconds (`maxSessionTime`); unset: no cap. */
   maxSessionTime?: number;
 }
@@ -72,16 +74,22 @@ export class SessionChains {
     return cap === undefined ? NO_CAP : now + cap * 1000;
   }
 
-  /** Starts the chain of a session just stored under `key`. */
+  /**
+   * Starts the chain of a session just stored under `key`; `claims` are the idToken's (without
+   * nonce and times), signed again with each renewal's window.
+   */
   async start(
     key: string,
     userId: string,
     clientId: string,
     sessionTime: number,
     now: number,
+    claims: Record<string, unknown>,
   ): Promise<void> {
+    const id = bytesToHex(randomBytes(16));
     await this.deps.store.createChain({
-      id: bytesToHex(randomBytes(16)),
+      id,
+      claims: sealJson(this.deps.envelope, `chain-claims:${id}`, claims),
       userId,
       clientId,
       currentKey: key,
@@ -137,7 +145,12 @@ export class SessionChains {
    * Renews the caller's session under `newKey` with `data` (the same payload, encrypted by the
    * device to the new key): a new idle window, within the chain's absolute end.
    */
-  async renew(chain: ChainRow, newKey: unknown, data: unknown, now: number): Promise<{ expiresAt: number }> {
+  async renew(
+    chain: ChainRow,
+    newKey: unknown,
+    data: unknown,
+    now: number,
+  ): Promise<{ expiresAt: number; token: string }> {
     if (typeof newKey !== 'string' || !HEX_KEY.test(newKey))
       throw new HttpError(400, 'newKey must be an uncompressed public key (hex)');
     if (typeof data !== 'string' || data.length === 0) throw new HttpError(400, 'data is required');
@@ -146,7 +159,15 @@ export class SessionChains {
     const oldKey = chain.currentKey;
     const grantName = `mfa-grant:${oldKey}`;
     const sealedGrant = await store.getSession(grantName, now);
-    if (!(await store.rotateChain(chain.id, oldKey, newKey, data, now, expiresAt))) {
+    // A new idToken for the new window, readable only with the new sessionId.
+    const claims = openJson<Record<string, unknown>>(envelope, `chain-claims:${chain.id}`, chain.claims);
+    const idToken = await this.deps.signer.sign(
+      { ...claims, nonce: bytesToHex(randomBytes(16)) },
+      chain.clientId,
+      Math.max(1, Math.round((expiresAt - now) / 1000)),
+    );
+    const token = encryptJsonTo(newKey, { idToken });
+    if (!(await store.rotateChain(chain.id, oldKey, newKey, data, now, expiresAt, token))) {
       throw new SessionError(404, 'SESSION_NOT_FOUND', 'Session not found or expired');
     }
     // The MFA grant follows the session to its new key.
@@ -156,7 +177,7 @@ export class SessionChains {
       const grant = openJson<Grant>(envelope, grantName, sealedGrant);
       await store.putSession(name, sealJson(envelope, name, grant), expiresAt);
     }
-    return { expiresAt };
+    return { expiresAt, token };
   }
 
   /** The live sessions of the caller's user in the caller's app. */

@@ -49,6 +49,7 @@ export interface AuthStore {
     data: string,
     now: number,
     expiresAt: number,
+    token: string,
   ): Promise<boolean>;
   /** Ends a chain: marks it revoked and deletes its current session; the current key, or undefined when already ended. */
   revokeChain(chainId: string, now: number): Promise<string | undefined>;
@@ -108,7 +109,7 @@ export const AUTH_SCHEMA: readonly SchemaStep[] = [
     name: 'session chains (refresh, devices)',
     sql: `CREATE TABLE IF NOT EXISTS auth_session_chains (id TEXT PRIMARY KEY, user_id TEXT NOT NULL, client_id TEXT NOT NULL,
         current_key TEXT NOT NULL, idle_ms BIGINT NOT NULL, created_at BIGINT NOT NULL, last_used BIGINT NOT NULL,
-        ends_at BIGINT NOT NULL, revoked_at BIGINT);
+        ends_at BIGINT NOT NULL, revoked_at BIGINT, claims TEXT NOT NULL, token TEXT);
       CREATE INDEX IF NOT EXISTS auth_session_chains_user ON auth_session_chains (user_id);
       CREATE TABLE IF NOT EXISTS auth_session_keys (key TEXT PRIMARY KEY, chain_id TEXT NOT NULL, next_key TEXT, rotated_at BIGINT);
       CREATE INDEX IF NOT EXISTS auth_session_keys_chain ON auth_session_keys (chain_id)`,
@@ -130,6 +131,10 @@ export interface ChainRow {
   /** The absolute end (ms); `Number.MAX_SAFE_INTEGER` when the operator set no cap. */
   endsAt: number;
   revokedAt?: number;
+  /** The idToken's claims (sealed), signed again at each renewal. */
+  claims: string;
+  /** The idToken of the last renewal, ECIES-encrypted to the current key. */
+  token?: string;
 }
 
 /** A chain with the expiry of its current session. */
@@ -147,6 +152,8 @@ interface ChainDbRow {
   last_used: number | string;
   ends_at: number | string;
   revoked_at: number | string | null;
+  claims: string;
+  token: string | null;
   expires_at?: number | string;
   next_key?: string | null;
   rotated_at?: number | string | null;
@@ -162,6 +169,8 @@ const toChain = (r: ChainDbRow): ChainRow => ({
   lastUsed: Number(r.last_used),
   endsAt: Number(r.ends_at),
   revokedAt: r.revoked_at === null ? undefined : Number(r.revoked_at),
+  claims: r.claims,
+  token: r.token ?? undefined,
 });
 
 const CHAIN_OF_KEY_SQL = (p: (n: number) => string) =>
@@ -402,9 +411,19 @@ export class SqliteStore implements AuthStore {
       .transaction(() => {
         this.db
           .prepare(
-            'INSERT INTO auth_session_chains (id, user_id, client_id, current_key, idle_ms, created_at, last_used, ends_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+            'INSERT INTO auth_session_chains (id, user_id, client_id, current_key, idle_ms, created_at, last_used, ends_at, claims) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
           )
-          .run(c.id, c.userId, c.clientId, c.currentKey, c.idleMs, c.createdAt, c.lastUsed, c.endsAt);
+          .run(
+            c.id,
+            c.userId,
+            c.clientId,
+            c.currentKey,
+            c.idleMs,
+            c.createdAt,
+            c.lastUsed,
+            c.endsAt,
+            c.claims,
+          );
         this.db
           .prepare('INSERT INTO auth_session_keys (key, chain_id) VALUES (?, ?)')
           .run(c.currentKey, c.id);
@@ -421,6 +440,7 @@ export class SqliteStore implements AuthStore {
     data: string,
     now: number,
     expiresAt: number,
+    token: string,
   ): Promise<boolean> {
     const rotate = this.db.transaction(() => {
       const gone = this.db
@@ -428,9 +448,9 @@ export class SqliteStore implements AuthStore {
         .run(oldKey, now);
       const moved = this.db
         .prepare(
-          'UPDATE auth_session_chains SET current_key = ?, last_used = ? WHERE id = ? AND current_key = ? AND revoked_at IS NULL',
+          'UPDATE auth_session_chains SET current_key = ?, last_used = ?, token = ? WHERE id = ? AND current_key = ? AND revoked_at IS NULL',
         )
-        .run(newKey, now, chainId, oldKey);
+        .run(newKey, now, token, chainId, oldKey);
       if (gone.changes !== 1 || moved.changes !== 1) throw new RotateRefused();
       this.db
         .prepare('UPDATE auth_session_keys SET next_key = ?, rotated_at = ? WHERE key = ?')
@@ -634,8 +654,8 @@ export class PostgresStore implements AuthStore {
   async createChain(c: ChainRow): Promise<void> {
     await this.transaction(async (db) => {
       await db.query(
-        'INSERT INTO auth_session_chains (id, user_id, client_id, current_key, idle_ms, created_at, last_used, ends_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
-        [c.id, c.userId, c.clientId, c.currentKey, c.idleMs, c.createdAt, c.lastUsed, c.endsAt],
+        'INSERT INTO auth_session_chains (id, user_id, client_id, current_key, idle_ms, created_at, last_used, ends_at, claims) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+        [c.id, c.userId, c.clientId, c.currentKey, c.idleMs, c.createdAt, c.lastUsed, c.endsAt, c.claims],
       );
       await db.query('INSERT INTO auth_session_keys (key, chain_id) VALUES ($1, $2)', [c.currentKey, c.id]);
     });
@@ -655,14 +675,15 @@ export class PostgresStore implements AuthStore {
     data: string,
     now: number,
     expiresAt: number,
+    token: string,
   ): Promise<boolean> {
     try {
       return await this.transaction(async (db) => {
         // The chain row first: a second renewal of the same key waits for this one, then finds
         // the key is no longer current.
         const moved = await db.query(
-          'UPDATE auth_session_chains SET current_key = $1, last_used = $2 WHERE id = $3 AND current_key = $4 AND revoked_at IS NULL',
-          [newKey, now, chainId, oldKey],
+          'UPDATE auth_session_chains SET current_key = $1, last_used = $2, token = $5 WHERE id = $3 AND current_key = $4 AND revoked_at IS NULL',
+          [newKey, now, chainId, oldKey, token],
         );
         const gone = await db.query('DELETE FROM auth_sessions WHERE key = $1 AND expires_at > $2', [
           oldKey,

@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { Auth, type AuthError, MemoryStorage, signStoreMessage, storeKeyOf } from '@portico/auth';
 import { type AuthServer, type StartAuthServerOptions, startAuthServer } from '@portico/auth-server';
 import { type FreshDatabase, freshDatabase, serviceUrl, tempDir } from '@portico/testkit';
+import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { KeyService } from '../src/keys.ts';
 import { CLIENT_ID, type JwksIssuer, startJwksIssuer } from './helpers.ts';
 
@@ -103,9 +104,10 @@ function sessionSuite(
     };
 
     it('renews while used: a new sessionId and another sessionTime each time, never past maxSessionTime', async () => {
-      const { auth } = await signIn(a, 'ada');
+      const { auth, storage } = await signIn(a, 'ada');
       const key = auth.getPrivKey();
       const first = auth.state.sessionId!;
+      const loginToken = auth.getUserInfo().idToken;
       const renewedIds = [first];
       // Five renewals 50 minutes apart: 4 h 10 min in all, each past the first session's hour.
       for (let i = 0; i < 5; i++) {
@@ -123,6 +125,16 @@ function sessionSuite(
       // maxSessionTime is 5 h from the login: 4 h 10 min are gone, the renewal granted the 50 min left.
       assert.equal(current.body.expiresIn, 50 * 60);
       assert.equal(current.body.idleTime, HOUR);
+      // Each renewal brings an idToken for its window, signed by the service; a reload reads it.
+      const idToken = auth.getUserInfo().idToken;
+      assert.notEqual(idToken, loginToken);
+      const { payload } = await jwtVerify(idToken, createRemoteJWKSet(new URL(b.jwksUrl)), {
+        audience: CLIENT_ID,
+      });
+      assert.equal(payload.exp! - payload.iat!, 50 * 60);
+      assert.equal(payload.verifierId, 'ada');
+      assert.deepEqual(payload.wallets, decodeJwt(loginToken).wallets);
+      assert.equal((await open(a, storage)).getUserInfo().idToken, idToken);
       clock += 50 * 60_000;
       await assert.rejects(auth.refreshSession(), (err: AuthError) => err.code === 'SESSION_EXPIRED');
       assert.equal(auth.getPrivKey(), '');

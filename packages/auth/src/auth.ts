@@ -245,8 +245,10 @@ export class Auth {
     }
     if (this.current.sessionId !== sessionId) return; // logged out or in again meanwhile
     await this.storage.set(this.storageKey, renewed.sessionId);
-    this.current = { ...this.current, sessionId: renewed.sessionId };
-    this.stored = { ...this.stored, sessionId: renewed.sessionId };
+    const fresh = <T extends { userInfo?: AuthUserInfo }>(s: T): T =>
+      renewed.idToken && s.userInfo ? { ...s, userInfo: { ...s.userInfo, idToken: renewed.idToken } } : s;
+    this.current = fresh({ ...this.current, sessionId: renewed.sessionId });
+    this.stored = fresh({ ...this.stored, sessionId: renewed.sessionId });
     this.setWindow(renewed.expiresIn, renewed.idleTime);
   }
 

@@ -37,6 +37,19 @@ export interface RenewedSession {
   sessionId: string;
   expiresIn: number;
   idleTime?: number;
+  /** The idToken the service signed for the new window. */
+  idToken?: string;
+}
+
+/** The idToken a renewal left beside the session, encrypted to its key; undefined when none or unreadable. */
+function renewedIdToken(sessionId: string, token: unknown): string | undefined {
+  if (typeof token !== 'string') return undefined;
+  try {
+    const { idToken } = decryptJson<{ idToken?: unknown }>(sessionId, token);
+    return typeof idToken === 'string' ? idToken : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 type SessionCallError = { error?: string; code?: string };
@@ -110,18 +123,24 @@ export class ServiceClient {
 
   /** Reads and decrypts a session; undefined when it is gone or expired. */
   async readSession(sessionId: string): Promise<ReadSession | undefined> {
-    const res = await this.post<{ data?: string; error?: string; expiresIn?: number; idleTime?: number }>(
-      '/api/session/get',
-      {
-        key: storeKeyOf(sessionId),
-      },
-    );
+    const res = await this.post<{
+      data?: string;
+      error?: string;
+      expiresIn?: number;
+      idleTime?: number;
+      token?: string;
+    }>('/api/session/get', {
+      key: storeKeyOf(sessionId),
+    });
     if (res.status === 404) return undefined;
     if (res.status !== 200 || !res.body.data) {
       throw new AuthError('SERVICE_ERROR', `Auth service: ${res.body.error ?? `status ${res.status}`}`);
     }
     try {
       const state = decryptJson<SessionPayload>(sessionId, res.body.data);
+      // A renewed session: the service's idToken for the current window replaces the login's.
+      const idToken = renewedIdToken(sessionId, res.body.token);
+      if (idToken && state.userInfo) state.userInfo = { ...state.userInfo, idToken };
       return {
         state: { ...state, sessionId },
         expiresIn: num(res.body.expiresIn),
@@ -161,13 +180,18 @@ export class ServiceClient {
     const next = randomPrivKey();
     const newKey = storeKeyOf(next);
     const { sessionId: _s, ...stored } = payload;
-    const res = await this.signedSessionCall<{ expiresIn?: number; idleTime?: number }>(
+    const res = await this.signedSessionCall<{ expiresIn?: number; idleTime?: number; token?: string }>(
       '/api/session/refresh',
       sessionId,
       { newKey, data: encryptJsonTo(newKey, stored) },
     );
     if (res.status !== 200) throw sessionCallError(res.status, res.body);
-    return { sessionId: next, expiresIn: num(res.body.expiresIn) ?? 0, idleTime: num(res.body.idleTime) };
+    return {
+      sessionId: next,
+      expiresIn: num(res.body.expiresIn) ?? 0,
+      idleTime: num(res.body.idleTime),
+      idToken: renewedIdToken(next, res.body.token),
+    };
   }
 
   async listSessions(sessionId: string): Promise<SessionInfo[]> {

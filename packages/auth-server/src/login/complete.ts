@@ -132,19 +132,15 @@ export async function complete(
       log(`auth: MFA enabled for a user of verifier ${target.keyVerifier}`);
     }
   }
-  const idToken = await signer.sign(
-    {
-      nonce: bytesToHex(randomBytes(16)),
-      email: identity.email,
-      name: identity.name,
-      verifier: target.keyVerifier,
-      verifierId: identity.verifierId,
-      aggregateVerifier: target.authVerifier !== target.keyVerifier ? target.authVerifier : undefined,
-      wallets,
-    },
-    clientId,
-    sessionTime,
-  );
+  const claims = {
+    email: identity.email,
+    name: identity.name,
+    verifier: target.keyVerifier,
+    verifierId: identity.verifierId,
+    aggregateVerifier: target.authVerifier !== target.keyVerifier ? target.authVerifier : undefined,
+    wallets,
+  };
+  const idToken = await signer.sign({ nonce: bytesToHex(randomBytes(16)), ...claims }, clientId, sessionTime);
   const userInfo: AuthUserInfo = {
     email: identity.email ?? '',
     name: identity.name ?? '',
@@ -170,7 +166,7 @@ export async function complete(
   const at = now();
   const expiresAt = ctx.deps.chains.firstExpiry(at, sessionTime);
   await store.putSession(key, encryptJsonTo(key, state), expiresAt);
-  await ctx.deps.chains.start(key, userId, clientId, sessionTime, at);
+  await ctx.deps.chains.start(key, userId, clientId, sessionTime, at, claims);
   if (mfa && !withheld) {
     const grant: Grant = { userId, keyVerifier: target.keyVerifier, network: request.options.network };
     const name = `mfa-grant:${key}`;
