@@ -126,14 +126,14 @@ function sessionSuite(
       assert.equal(current.body.expiresIn, 50 * 60);
       assert.equal(current.body.idleTime, HOUR);
       // Each renewal brings an idToken for its window, signed by the service; a reload reads it.
-      const idToken = auth.getUserInfo().idToken;
+      const idToken = auth.getUserInfo().idToken!;
       assert.notEqual(idToken, loginToken);
       const { payload } = await jwtVerify(idToken, createRemoteJWKSet(new URL(b.jwksUrl)), {
         audience: CLIENT_ID,
       });
       assert.equal(payload.exp! - payload.iat!, 50 * 60);
       assert.equal(payload.verifierId, 'ada');
-      assert.deepEqual(payload.wallets, decodeJwt(loginToken).wallets);
+      assert.deepEqual(payload.wallets, decodeJwt(loginToken!).wallets);
       assert.equal((await open(a, storage)).getUserInfo().idToken, idToken);
       clock += 50 * 60_000;
       await assert.rejects(auth.refreshSession(), (err: AuthError) => err.code === 'SESSION_EXPIRED');
