@@ -10,14 +10,13 @@ import {
   type MfaFactor,
   type MfaSessionData,
   ownValue,
-  sealShareWithKey,
-  sealShareWithPassword,
   secp256k1PublicKey,
   shareToMnemonic,
   splitKey,
 } from '@portico/auth';
 import type { AuthenticatorSecret } from './authenticator.ts';
 import type { Envelope } from './envelope.ts';
+import { FACTORS } from './factors/index.ts';
 import type { AuthStore } from './store.ts';
 
 export interface MfaDevice {
@@ -138,37 +137,15 @@ export class MfaStore {
       usedIndices: shares.map((s) => s.index),
     };
     const out: SetupOutput = { record };
-    if (input.factors.includes('backUpShareFactor')) {
-      const s = shareOf('backUpShareFactor');
-      record.backupIndex = s.index;
-      out.backupPhrase = shareToMnemonic(s);
-    }
-    if (input.factors.includes('passwordFactor')) {
-      if (!input.password) throw new Error('The password factor needs a password');
-      record.passwordShare = await sealShareWithPassword(shareOf('passwordFactor'), input.password);
-    }
-    if (input.factors.includes('socialBackupFactor')) {
-      if (!input.social) throw new Error('The social backup factor needs a login with a second verifier');
-      record.social = { ...input.social, share: shareOf('socialBackupFactor') };
-    }
-    if (input.factors.includes('authenticatorFactor')) {
-      if (!input.authenticator) throw new Error('The authenticator factor needs a confirmed secret');
-      record.authenticator = { ...input.authenticator, share: shareOf('authenticatorFactor') };
-    }
+    // Each factor keeps its share as its module says (src/factors/).
+    for (const factor of input.factors) await FACTORS[factor].seal(shareOf(factor), input, record, out);
     if (input.dappShare) {
       const s = shareOf('dapp');
       record.dappIndex = s.index;
       out.dappShare = shareToMnemonic(s);
     }
-    if (input.factors.includes('deviceShareFactor')) {
-      const s = shareOf('deviceShareFactor');
-      const deviceId = bytesToHex(randomBytes(16));
-      const wrapKey = bytesToHex(randomBytes(32));
-      record.devices[deviceId] = { index: s.index, wrapKey };
-      out.newDevice = { deviceId, sealed: sealShareWithKey(s, wrapKey), wrapKey };
-    }
     await this.save(userId, record);
-    if (record.social) await this.bindSocial(record.social.id, userId);
+    for (const factor of input.factors) await FACTORS[factor].saved?.(this, userId, record);
     await this.store.deleteCoreKey(userId);
     return out;
   }

@@ -2,28 +2,22 @@
 // screen (recover), and a logged-in session's MFA calls signed by its sessionId (social, device,
 // revoke).
 
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import {
   checkSetupChoice,
-  combineShares,
   DEFAULT_MFA_SETTINGS,
   type KeyShare,
   MFA_FACTORS,
   type MfaFactor,
   mfaProofMessage,
-  mnemonicToShare,
-  openShareWithPassword,
-  secp256k1PublicKey,
   storeKeyOf,
   verifyStoreMessage,
 } from '@portico/auth';
 import { type AttemptSubjects, TooManyAttemptsError } from '../attempts.ts';
-import { type AuthenticatorSecret, checkAuthenticatorCode, newAuthenticator } from '../authenticator.ts';
+import { newAuthenticator } from '../authenticator.ts';
+import { enrolmentName } from '../factors/authenticator.ts';
+import { FACTORS, type FactorModule, typedFactorOf } from '../factors/index.ts';
 import { HttpError } from '../http.ts';
-import { KeyService } from '../keys.ts';
-import { VerifierError } from '../verifiers/types.ts';
-import { complete, pendingFor } from './complete.ts';
+import { complete, pendingFor, type SetupRequest } from './complete.ts';
 import type { Answer, Grant, LoginContext, PendingState, Route } from './context.ts';
 import { FLOW_TTL_MS } from './context.ts';
 import { readRequest, resolveProvider } from './request.ts';
@@ -78,29 +72,6 @@ async function secondFactorGrant(
   return grant;
 }
 
-/** Verifies a second login (social backup) with a JWT verifier other than the account's own. */
-async function socialIdentity(
-  ctx: LoginContext,
-  primaryVerifiers: string[],
-  input: unknown,
-  network: string,
-): Promise<{ verifier: string; id: string }> {
-  const v = (input ?? {}) as { verifier?: unknown; id_token?: unknown };
-  if (typeof v.verifier !== 'string' || typeof v.id_token !== 'string') {
-    throw new HttpError(400, 'socialBackup needs {verifier, id_token}');
-  }
-  if (primaryVerifiers.includes(v.verifier)) {
-    throw new HttpError(400, 'The social backup factor needs a different verifier than the login');
-  }
-  const verifier = ctx.deps.jwtVerifiers.get(v.verifier);
-  if (!verifier) throw new HttpError(400, `Verifier "${v.verifier}" is not a JWT verifier`);
-  const identity = await verifier.verify(v.id_token);
-  return {
-    verifier: v.verifier,
-    id: KeyService.idOf(v.verifier, identity.verifierId, ctx.deps.keyService.scope(network)),
-  };
-}
-
 const pending: Route = async (ctx, body) => {
   const { store, envelope, now } = ctx.deps;
   const request = await readRequest(ctx, body.loginId);
@@ -152,29 +123,11 @@ const authenticator: Route = async (ctx, body) => {
   }
   const issuer = request.options.whiteLabel?.appName || 'Portico';
   const made = newAuthenticator(issuer, step.identity.email || step.identity.verifierId);
-  const name = `mfa-totp:${storeKeyOf(body.loginId as string)}`;
+  const name = enrolmentName(body.loginId as string);
   await store.deleteSession(name);
   await store.putSession(name, sealJson(envelope, name, { secret: made.secret }), now() + FLOW_TTL_MS);
   return [200, { uri: made.uri, qrSvg: made.qrSvg }];
 };
-
-/** The authenticator secret of this login's setup, confirmed by a code of the user's app. */
-async function confirmedAuthenticator(
-  ctx: LoginContext,
-  loginId: string,
-  code: unknown,
-): Promise<AuthenticatorSecret> {
-  const { store, envelope, now } = ctx.deps;
-  const name = `mfa-totp:${storeKeyOf(loginId)}`;
-  const sealed = await store.getSession(name, now());
-  if (!sealed) throw new HttpError(400, 'Start the authenticator setup first (/api/mfa/authenticator)');
-  const secret = openJson<AuthenticatorSecret>(envelope, name, sealed);
-  const step = typeof code === 'string' ? checkAuthenticatorCode(secret, code, now()) : undefined;
-  if (step === undefined)
-    throw new HttpError(400, 'Wrong authenticator code: enter the code the app shows now');
-  await store.deleteSession(name);
-  return { secret: secret.secret, lastStep: step };
-}
 
 const setup: Route = async (ctx, body) => {
   const request = await readRequest(ctx, body.loginId);
@@ -189,33 +142,24 @@ const setup: Route = async (ctx, body) => {
   } catch (err) {
     throw new HttpError(400, (err as Error).message);
   }
-  const password = typeof body.password === 'string' ? body.password : undefined;
-  if (factors.includes('passwordFactor') && (!password || password.length < 8)) {
-    throw new HttpError(400, 'The password needs at least 8 characters');
-  }
-  let social: { verifier: string; id: string } | undefined;
-  if (factors.includes('socialBackupFactor')) {
-    try {
-      social = await socialIdentity(
+  // Each factor's setup step (src/factors/) checks what the user gave before anything changes.
+  const input: SetupRequest = { factors };
+  for (const factor of factors) {
+    Object.assign(
+      input,
+      await FACTORS[factor].prepare?.({
         ctx,
-        [target.keyVerifier, target.authVerifier],
-        body.socialBackup,
-        request.options.network,
-      );
-    } catch (err) {
-      if (err instanceof VerifierError) throw new HttpError(401, `Social backup login: ${err.message}`);
-      throw err;
-    }
-    if (await ctx.mfaStore.socialOwner(social.id)) {
-      throw new HttpError(409, 'That login is already the social backup of another account');
-    }
+        loginId: body.loginId as string,
+        request,
+        target,
+        pending: step,
+        body,
+      }),
+    );
   }
-  const authenticatorSecret = factors.includes('authenticatorFactor')
-    ? await confirmedAuthenticator(ctx, body.loginId as string, body.authenticatorCode)
-    : undefined;
   await takePending(ctx, body.loginId as string, true);
   const done = await complete(ctx, body.loginId as string, request, target, step.identity, {
-    setup: { factors, password, social, authenticator: authenticatorSecret },
+    setup: input,
   });
   if ('mfa' in done) throw new HttpError(500, 'unexpected MFA step');
   return [
@@ -277,29 +221,27 @@ async function limitedFactor(
   return [result.status, { error: result.error, code: 'MFA_FACTOR_INVALID' }];
 }
 
+/** A typed factor's check under the attempt limits, by its module. */
+async function typedFactor(
+  ctx: LoginContext,
+  grant: Grant,
+  module: FactorModule,
+  value: unknown,
+  address: string,
+): Promise<Answer> {
+  const check = module.check!;
+  const record = await ctx.mfaStore.load(grant.userId);
+  if (!record) throw new HttpError(404, 'MFA is not enabled for this user');
+  check.ready(record);
+  return limitedFactor(ctx, { userId: grant.userId, address }, check.auditName, () =>
+    check.open(ctx, record, value, grant),
+  );
+}
+
+/** The social-backup login as a factor (`payload`: `{verifier, id_token}` of the second verifier). */
 const social: Route = async (ctx, body, path, client) => {
   const grant = await grantFor(ctx, path, body);
-  const record = await ctx.mfaStore.load(grant.userId);
-  if (!record?.social) throw new HttpError(404, 'No social backup factor on this account');
-  const bound = record.social;
-  return limitedFactor(ctx, { userId: grant.userId, address: client.address }, 'social backup', async () => {
-    let login: { verifier: string; id: string };
-    try {
-      login = await socialIdentity(
-        ctx,
-        [grant.keyVerifier],
-        body.payload,
-        grant.network ?? ctx.deps.keyService.legacyNetwork,
-      );
-    } catch (err) {
-      if (err instanceof VerifierError) return { status: 401, error: err.message };
-      throw err;
-    }
-    if (login.id !== bound.id || login.verifier !== bound.verifier) {
-      return { status: 403, error: 'This login is not the social backup of this account' };
-    }
-    return { share: bound.share };
-  });
+  return typedFactor(ctx, grant, FACTORS.socialBackupFactor, body.payload, client.address);
 };
 
 /**
@@ -309,58 +251,12 @@ const social: Route = async (ctx, body, path, client) => {
  */
 const factor: Route = async (ctx, body, path, client) => {
   const grant = await grantFor(ctx, path, body);
-  const record = await ctx.mfaStore.load(grant.userId);
-  if (!record) throw new HttpError(404, 'MFA is not enabled for this user');
-  const payload = (body.payload ?? {}) as {
-    password?: unknown;
-    backupPhrase?: unknown;
-    authenticatorCode?: unknown;
-  };
-  const subjects = { userId: grant.userId, address: client.address };
-  if (typeof payload.authenticatorCode === 'string') {
-    const bound = record.authenticator;
-    if (!bound) throw new HttpError(400, 'No authenticator app is set up for this account');
-    const code = payload.authenticatorCode;
-    return limitedFactor(ctx, subjects, 'authenticator', async () => {
-      const at = ctx.deps.now();
-      const step = checkAuthenticatorCode(bound, code, at);
-      // A code is taken once (RFC 6238 §5.2), across instances: its step is marked in the store.
-      const fresh =
-        step !== undefined &&
-        (await ctx.deps.store.markTokenUsed(
-          bytesToHex(sha256(utf8ToBytes(`totp:${grant.userId}:${step}`))),
-          (step + 3) * 30_000,
-        ));
-      return fresh ? { share: bound.share } : { status: 401, error: 'Wrong authenticator code' };
-    });
+  const payload = (body.payload ?? {}) as Record<string, unknown>;
+  const module = typedFactorOf(payload);
+  if (!module) {
+    throw new HttpError(400, 'payload must be {password}, {backupPhrase} or {authenticatorCode}');
   }
-  if (typeof payload.password === 'string') {
-    const sealed = record.passwordShare;
-    if (!sealed) throw new HttpError(400, 'No password is set up for this account');
-    const password = payload.password;
-    return limitedFactor(ctx, subjects, 'password', async () => {
-      try {
-        return { share: await openShareWithPassword(sealed, password) };
-      } catch {
-        return { status: 401, error: 'Wrong password' };
-      }
-    });
-  }
-  if (typeof payload.backupPhrase === 'string') {
-    const index = record.backupIndex;
-    if (index === undefined) throw new HttpError(400, 'No backup phrase is set up for this account');
-    const phrase = payload.backupPhrase;
-    return limitedFactor(ctx, subjects, 'backup phrase', async () => {
-      try {
-        const share = mnemonicToShare(phrase, index);
-        if (secp256k1PublicKey(await combineShares(record.serviceShare, share)) === record.publicKey) {
-          return { share };
-        }
-      } catch {}
-      return { status: 401, error: 'Wrong backup phrase' };
-    });
-  }
-  throw new HttpError(400, 'payload must be {password}, {backupPhrase} or {authenticatorCode}');
+  return typedFactor(ctx, grant, module, payload[module.check!.field], client.address);
 };
 
 const device: Route = async (ctx, body, path) => {
