@@ -6,7 +6,15 @@
 // test; the library's own clock only measures the windows the service states.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Auth, type AuthError, MemoryStorage, signStoreMessage, storeKeyOf } from '@portico/auth';
+import {
+  Auth,
+  type AuthError,
+  encryptJsonTo,
+  MemoryStorage,
+  randomPrivKey,
+  signStoreMessage,
+  storeKeyOf,
+} from '@portico/auth';
 import { type AuthServer, type StartAuthServerOptions, startAuthServer } from '@portico/auth-server';
 import { type FreshDatabase, freshDatabase, serviceUrl, tempDir } from '@portico/testkit';
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
@@ -139,6 +147,26 @@ function sessionSuite(
       await assert.rejects(auth.refreshSession(), (err: AuthError) => err.code === 'SESSION_EXPIRED');
       assert.equal(auth.getPrivKey(), '');
       assert.equal(auth.state.error, 'Session expired, please login again!');
+    });
+
+    it('a session without a chain (made before renewal existed) is not renewed, and stays', async () => {
+      const sessionId = randomPrivKey();
+      const key = storeKeyOf(sessionId);
+      const data = encryptJsonTo(key, { privKey: 'ab'.repeat(32), userInfo: { verifierId: 'old' } });
+      const put = await post(a, '/api/session', {
+        key,
+        data,
+        signature: signStoreMessage(sessionId, data),
+        timeout: 600,
+      });
+      assert.equal(put.status, 201);
+      const storage = new MemoryStorage();
+      await storage.set(`portico-auth:${CLIENT_ID}`, sessionId);
+      clock += 500_000; // past half its window: still no renewal on load
+      const auth = await open(b, storage);
+      assert.equal(auth.state.sessionId, sessionId);
+      await assert.rejects(auth.refreshSession(), (err: AuthError) => err.code === 'SERVICE_ERROR');
+      assert.equal(auth.getPrivKey(), 'ab'.repeat(32));
     });
 
     it('a session not used within sessionTime ends', async () => {

@@ -74,6 +74,8 @@ export class Auth {
   /** When use of the app renews the session (half its idle window gone; this device's clock). */
   private renewAt?: number;
   private renewing?: Promise<void>;
+  /** The service can renew this session (it says the idle window; older services and sessions do not). */
+  private renewable = false;
 
   private constructor(
     readonly initParams: NormalizedInit['params'],
@@ -197,6 +199,7 @@ export class Auth {
   ): void {
     const now = Date.now();
     this.deadline.set(expiresIn !== undefined ? now + expiresIn * 1000 : jwtExpiry(state?.userInfo?.idToken));
+    this.renewable = idleTime !== undefined;
     this.renewAt =
       expiresIn !== undefined && idleTime !== undefined && this.options.autoRenew !== false
         ? now + Math.max(0, expiresIn - idleTime / 2) * 1000
@@ -229,6 +232,12 @@ export class Auth {
   private async renew(): Promise<void> {
     const sessionId = this.current.sessionId;
     if (!sessionId || !this.stored) throw AuthError.noUserFound();
+    if (!this.renewable) {
+      throw new AuthError(
+        'SERVICE_ERROR',
+        'This session cannot be renewed: it was made before the auth service renewed sessions (log in again for one that can)',
+      );
+    }
     // Another tab of this app (same storage) may have renewed the session already: take its id.
     const kept = await this.storage.get(this.storageKey);
     if (kept && kept !== sessionId) return this.adopt(kept);
