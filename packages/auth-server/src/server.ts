@@ -126,6 +126,7 @@ const PAGE_FILES = new Map<string, { file: string; type: string }>([
   ['/start', { file: 'start.html', type: 'text/html; charset=utf-8' }],
   ['/static/login.js', { file: 'login.js', type: 'text/javascript; charset=utf-8' }],
   ['/static/mfa.js', { file: 'mfa.js', type: 'text/javascript; charset=utf-8' }],
+  ['/static/factors.js', { file: 'factors.js', type: 'text/javascript; charset=utf-8' }],
   ['/static/page.js', { file: 'page.js', type: 'text/javascript; charset=utf-8' }],
   ['/static/strings.js', { file: 'strings.js', type: 'text/javascript; charset=utf-8' }],
   ['/static/done.js', { file: 'done.js', type: 'text/javascript; charset=utf-8' }],

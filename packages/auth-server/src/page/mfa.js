@@ -1,5 +1,6 @@
 // The MFA screens of the login page: setup (factors in the app's order, the backup phrase once)
 // and recovery on a device without a share.
+import { PAGE_FACTORS, SETUP_INPUTS } from './factors.js';
 import { $, decodeB64, encodeB64, fail, field, post, show } from './page.js';
 import { t } from './strings.js';
 
@@ -20,50 +21,31 @@ function showSetup(step, loginId) {
     box.type = 'checkbox';
     box.value = factor;
     box.dataset.factor = factor;
-    // Social backup needs a second login, which the app's library runs.
-    const social = factor === 'socialBackupFactor';
-    box.checked = mandatory || !social;
-    box.disabled = mandatory || social;
+    const libraryOnly = PAGE_FACTORS[factor]?.setup?.libraryOnly === true;
+    box.checked = mandatory || !libraryOnly;
+    box.disabled = mandatory || libraryOnly;
     label.append(box, ` ${t(`factor_${factor}`)}${mandatory ? ` (${t('required')})` : ''}`);
     list.append(label);
   }
-  const needsPassword = () =>
-    /** @type {HTMLInputElement | null} */ (list.querySelector('input[value="passwordFactor"]'))?.checked ===
-    true;
-  const syncPassword = () => {
-    $('mfa-password').hidden = !needsPassword();
-    $('mfa-password-label').hidden = !needsPassword();
-  };
-  // The authenticator app: a secret made for this login when the box is ticked, shown as a QR code
-  // and an otpauth:// link; the setup sends the code the app then shows.
-  const wantsAuthenticator = () =>
-    /** @type {HTMLInputElement | null} */ (list.querySelector('input[value="authenticatorFactor"]'))
-      ?.checked === true;
-  let enrolled = false;
-  const syncAuthenticator = async () => {
-    $('mfa-authenticator').hidden = !wantsAuthenticator();
-    if (!wantsAuthenticator() || enrolled) return;
-    enrolled = true;
-    $('mfa-authenticator-note').textContent = t('authenticatorNote');
-    $('mfa-authenticator-code-label').textContent = t('authenticatorCode');
-    try {
-      const { uri, qrSvg } = await post('/api/mfa/authenticator', { loginId });
-      /** @type {HTMLImageElement} */ ($('mfa-authenticator-qr')).src =
-        `data:image/svg+xml;base64,${btoa(qrSvg)}`;
-      field('mfa-authenticator-uri').value = uri;
-    } catch (err) {
-      enrolled = false;
-      const error = $('mfa-setup-error');
-      error.textContent = err.message;
-      error.hidden = false;
+  const ticked = (factor) =>
+    /** @type {HTMLInputElement | null} */ (list.querySelector(`input[value="${factor}"]`))?.checked === true;
+  // Each ticked factor's panel shows (and opens once, e.g. the authenticator's enrolment).
+  const opened = new Set();
+  const sync = () => {
+    for (const [factor, { setup }] of Object.entries(PAGE_FACTORS)) {
+      for (const id of setup?.panel ?? []) $(id).hidden = !ticked(factor);
+      if (!setup?.open || !ticked(factor) || opened.has(factor)) continue;
+      opened.add(factor);
+      setup.open(loginId).catch((err) => {
+        opened.delete(factor);
+        const error = $('mfa-setup-error');
+        error.textContent = err.message;
+        error.hidden = false;
+      });
     }
   };
-  list.onchange = () => {
-    syncPassword();
-    syncAuthenticator();
-  };
-  syncPassword();
-  syncAuthenticator();
+  list.onchange = sync;
+  sync();
   $('mfa-skip').hidden = !step.skippable;
   $('mfa-skip').onclick = async () => {
     show('loading');
@@ -81,15 +63,15 @@ function showSetup(step, loginId) {
       error.hidden = false;
       return;
     }
+    /** @type {Record<string, unknown>} */
+    const body = { loginId, factors };
+    for (const factor of factors) {
+      const send = PAGE_FACTORS[factor]?.setup?.send;
+      if (send) body[send.field] = send.read();
+    }
     try {
-      const done = await post('/api/mfa/setup', {
-        loginId,
-        factors,
-        password: needsPassword() ? field('mfa-password').value : undefined,
-        authenticatorCode: wantsAuthenticator() ? field('mfa-authenticator-code').value.trim() : undefined,
-      });
-      field('mfa-password').value = '';
-      field('mfa-authenticator-uri').value = '';
+      const done = await post('/api/mfa/setup', body);
+      for (const id of SETUP_INPUTS) field(id).value = '';
       if (done.backupPhrase) return showPhrase(done.backupPhrase, done.url);
       location.replace(done.url);
     } catch (err) {
@@ -126,23 +108,19 @@ function showRecover(step, loginId) {
   $('logo').classList.remove('loading');
   $('mfa-recover-title').textContent = t('recoverTitle');
   $('mfa-recover-note').textContent = t('recoverNote');
-  $('mfa-recover-phrase-label').textContent = t('recoverPhrase');
-  $('mfa-recover-password-label').textContent = t('recoverPassword');
   $('mfa-recover-submit').textContent = t('recoverSubmit');
   let chosen = step.factors[0];
   const choice = $('mfa-recover-choice');
-  $('mfa-recover-code-label').textContent = t('recoverCode');
-  /** Each factor's input and button label. */
-  const inputs = {
-    backUpShareFactor: ['mfa-recover-phrase', 'recoverPhrase'],
-    passwordFactor: ['mfa-recover-password', 'recoverPassword'],
-    authenticatorFactor: ['mfa-recover-code', 'recoverCode'],
-  };
+  /** @type {Array<[string, import('./factors.js').RecoverStep]>} */
+  const steps = Object.entries(PAGE_FACTORS).flatMap(([f, { recover }]) =>
+    recover ? [/** @type {[string, import('./factors.js').RecoverStep]} */ ([f, recover])] : [],
+  );
+  for (const [, recover] of steps) $(`${recover.input}-label`).textContent = t(recover.label);
   const pick = (factor) => {
     chosen = factor;
-    for (const [f, [id]] of Object.entries(inputs)) {
-      $(id).hidden = f !== factor;
-      $(`${id}-label`).hidden = f !== factor;
+    for (const [f, { input }] of steps) {
+      $(input).hidden = f !== factor;
+      $(`${input}-label`).hidden = f !== factor;
     }
     for (const b of /** @type {HTMLCollectionOf<HTMLElement>} */ (choice.children))
       b.classList.toggle('selected', b.dataset.factor === factor);
@@ -153,7 +131,7 @@ function showRecover(step, loginId) {
       b.type = 'button';
       b.className = 'provider';
       b.dataset.factor = factor;
-      b.textContent = t(inputs[factor]?.[1] ?? 'recoverPassword');
+      b.textContent = t(PAGE_FACTORS[factor]?.recover?.label ?? `factor_${factor}`);
       b.onclick = () => pick(factor);
       return b;
     }),
@@ -162,20 +140,14 @@ function showRecover(step, loginId) {
   $('mfa-recover').onsubmit = async (event) => {
     event.preventDefault();
     const error = $('mfa-recover-error');
-    const factor = {};
-    if (chosen === 'backUpShareFactor') {
-      const words = field('mfa-recover-phrase').value.trim().split(/\s+/);
-      if (words.length !== 24) {
-        error.textContent = t('badPhrase');
-        error.hidden = false;
-        return;
-      }
-      factor.backupPhrase = words.join(' ').toLowerCase();
-    } else if (chosen === 'authenticatorFactor') {
-      factor.authenticatorCode = field('mfa-recover-code').value.trim();
-    } else {
-      factor.password = field('mfa-recover-password').value;
+    const recover = PAGE_FACTORS[chosen]?.recover;
+    const value = recover?.read(field(recover.input).value);
+    if (!recover || value === undefined) {
+      error.textContent = t('badPhrase');
+      error.hidden = false;
+      return;
     }
+    const factor = { [recover.field]: value };
     try {
       const done = await post('/api/mfa/recover', { loginId });
       const url = new URL(done.url);
@@ -184,9 +156,7 @@ function showRecover(step, loginId) {
       // The rest of the fragment (the /done page's origin) stays as the service made it.
       fragment.set('b64Params', encodeB64({ ...result, mfaFactor: factor }));
       url.hash = fragment.toString();
-      field('mfa-recover-phrase').value = '';
-      field('mfa-recover-password').value = '';
-      field('mfa-recover-code').value = '';
+      for (const [, { input }] of steps) field(input).value = '';
       location.replace(url.href);
     } catch (err) {
       error.textContent = err.message;
