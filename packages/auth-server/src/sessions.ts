@@ -48,6 +48,18 @@ export interface SessionInfo {
   expiresAt: number;
   /** The absolute end (the operator's cap), absent without one. */
   endsAt?: number;
+  /** The device's name as its library gave it at login. */
+  device?: string;
+}
+
+/** A device name as the library sent it: printable, at most 200 characters; else none. */
+function deviceName(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const name = value
+    .replace(/[\p{Cc}\p{Cf}]/gu, '')
+    .trim()
+    .slice(0, 200);
+  return name || undefined;
 }
 
 export function sessionInfo(chain: LiveChain): SessionInfo {
@@ -58,6 +70,7 @@ export function sessionInfo(chain: LiveChain): SessionInfo {
     lastUsedAt: chain.lastUsed,
     expiresAt: chain.expiresAt,
     endsAt: chain.endsAt === NO_CAP ? undefined : chain.endsAt,
+    device: chain.device,
   };
 }
 
@@ -85,11 +98,13 @@ export class SessionChains {
     sessionTime: number,
     now: number,
     claims: Record<string, unknown>,
+    device?: unknown,
   ): Promise<void> {
     const id = bytesToHex(randomBytes(16));
     await this.deps.store.createChain({
       id,
       claims: sealJson(this.deps.envelope, `chain-claims:${id}`, claims),
+      device: deviceName(device),
       userId,
       clientId,
       currentKey: key,

@@ -109,7 +109,7 @@ export const AUTH_SCHEMA: readonly SchemaStep[] = [
     name: 'session chains (refresh, devices)',
     sql: `CREATE TABLE IF NOT EXISTS auth_session_chains (id TEXT PRIMARY KEY, user_id TEXT NOT NULL, client_id TEXT NOT NULL,
         current_key TEXT NOT NULL, idle_ms BIGINT NOT NULL, created_at BIGINT NOT NULL, last_used BIGINT NOT NULL,
-        ends_at BIGINT NOT NULL, revoked_at BIGINT, claims TEXT NOT NULL, token TEXT);
+        ends_at BIGINT NOT NULL, revoked_at BIGINT, claims TEXT NOT NULL, token TEXT, device TEXT);
       CREATE INDEX IF NOT EXISTS auth_session_chains_user ON auth_session_chains (user_id);
       CREATE TABLE IF NOT EXISTS auth_session_keys (key TEXT PRIMARY KEY, chain_id TEXT NOT NULL, next_key TEXT, rotated_at BIGINT);
       CREATE INDEX IF NOT EXISTS auth_session_keys_chain ON auth_session_keys (chain_id)`,
@@ -135,6 +135,8 @@ export interface ChainRow {
   claims: string;
   /** The idToken of the last renewal, ECIES-encrypted to the current key. */
   token?: string;
+  /** The device's name as its library gave it at login. */
+  device?: string;
 }
 
 /** A chain with the expiry of its current session. */
@@ -154,6 +156,7 @@ interface ChainDbRow {
   revoked_at: number | string | null;
   claims: string;
   token: string | null;
+  device: string | null;
   expires_at?: number | string;
   next_key?: string | null;
   rotated_at?: number | string | null;
@@ -171,6 +174,7 @@ const toChain = (r: ChainDbRow): ChainRow => ({
   revokedAt: r.revoked_at === null ? undefined : Number(r.revoked_at),
   claims: r.claims,
   token: r.token ?? undefined,
+  device: r.device ?? undefined,
 });
 
 const CHAIN_OF_KEY_SQL = (p: (n: number) => string) =>
@@ -411,7 +415,7 @@ export class SqliteStore implements AuthStore {
       .transaction(() => {
         this.db
           .prepare(
-            'INSERT INTO auth_session_chains (id, user_id, client_id, current_key, idle_ms, created_at, last_used, ends_at, claims) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+            'INSERT INTO auth_session_chains (id, user_id, client_id, current_key, idle_ms, created_at, last_used, ends_at, claims, device) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
           )
           .run(
             c.id,
@@ -423,6 +427,7 @@ export class SqliteStore implements AuthStore {
             c.lastUsed,
             c.endsAt,
             c.claims,
+            c.device ?? null,
           );
         this.db
           .prepare('INSERT INTO auth_session_keys (key, chain_id) VALUES (?, ?)')
@@ -654,8 +659,19 @@ export class PostgresStore implements AuthStore {
   async createChain(c: ChainRow): Promise<void> {
     await this.transaction(async (db) => {
       await db.query(
-        'INSERT INTO auth_session_chains (id, user_id, client_id, current_key, idle_ms, created_at, last_used, ends_at, claims) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)',
-        [c.id, c.userId, c.clientId, c.currentKey, c.idleMs, c.createdAt, c.lastUsed, c.endsAt, c.claims],
+        'INSERT INTO auth_session_chains (id, user_id, client_id, current_key, idle_ms, created_at, last_used, ends_at, claims, device) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+        [
+          c.id,
+          c.userId,
+          c.clientId,
+          c.currentKey,
+          c.idleMs,
+          c.createdAt,
+          c.lastUsed,
+          c.endsAt,
+          c.claims,
+          c.device ?? null,
+        ],
       );
       await db.query('INSERT INTO auth_session_keys (key, chain_id) VALUES ($1, $2)', [c.currentKey, c.id]);
     });

@@ -70,14 +70,24 @@ function sessionSuite(
     const userIdOf = (sub: string) => KeyService.idOf('jwt', sub, { network: 'sapphire_devnet' });
 
     /** The app on one device: its own storage, talking to `server`. */
-    const open = (server: AuthServer, storage = new MemoryStorage(), fetcher?: typeof fetch) =>
+    const open = (
+      server: AuthServer,
+      storage = new MemoryStorage(),
+      fetcher?: typeof fetch,
+      deviceName?: string,
+    ) =>
       Auth.create(
         { clientId: CLIENT_ID, network: 'sapphire_devnet', sdkUrl: server.sdkUrl, sessionTime: HOUR },
-        { storage, fetch: fetcher },
+        { storage, fetch: fetcher, deviceName },
       );
 
-    async function signIn(server: AuthServer, sub: string, storage = new MemoryStorage()) {
-      const auth = await open(server, storage);
+    async function signIn(
+      server: AuthServer,
+      sub: string,
+      storage = new MemoryStorage(),
+      deviceName?: string,
+    ) {
+      const auth = await open(server, storage, undefined, deviceName);
       await auth.login({ loginProvider: 'jwt', extraLoginOptions: { id_token: await issuer.sign({ sub }) } });
       return { auth, storage };
     }
@@ -254,7 +264,7 @@ function sessionSuite(
     });
 
     it('lists the user’s sessions in this app and ends one from another device', async () => {
-      const phone = await signIn(a, 'fay');
+      const phone = await signIn(a, 'fay', new MemoryStorage(), 'Fay’s phone\u0007');
       const laptop = await signIn(b, 'fay');
       await signIn(a, 'gus'); // another user
       clock += 1000;
@@ -266,6 +276,10 @@ function sessionSuite(
       assert.ok(listed.every((s) => s.clientId === CLIENT_ID && s.expiresAt > s.createdAt));
       const phoneEntry = listed.find((s) => !s.current)!;
       assert.equal(phoneEntry.lastUsedAt, clock);
+      // Named by deviceName (control characters dropped), else the user agent (Node 21+ has one).
+      assert.equal(phoneEntry.device, 'Fay’s phone');
+      const userAgent = (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent;
+      assert.equal(listed.find((s) => s.current)!.device, userAgent);
       assert.equal(
         JSON.stringify(listed).includes(phone.auth.state.sessionId!),
         false,

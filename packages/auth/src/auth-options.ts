@@ -25,6 +25,11 @@ export interface AuthOptions {
    * Off: the session ends after \`sessionTime\` unless the app calls \`refreshSession()\`.
    */
   autoRenew?: boolean;
+  /**
+   * How sessions of this device are named in `listSessions()` (at most 200 characters; default the
+   * user agent, e.g. the browser's).
+   */
+  deviceName?: string;
 }
 
 /** Said at init when the social-backup factor is enabled. */

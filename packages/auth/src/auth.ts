@@ -419,6 +419,7 @@ export class Auth {
       popup: this.loginMode === 'popup',
       deviceId: (await this.device.get())?.deviceId,
       mfaInput,
+      device: this.options.deviceName ?? (typeof navigator === 'undefined' ? undefined : navigator.userAgent),
       page: {
         sdkUrl: this.sdkUrl,
         openUrl: this.options.openUrl,

@@ -28,6 +28,8 @@ export interface SessionInfo {
   expiresAt: number;
   /** The absolute end the operator set (`maxSessionTime`), if any. */
   endsAt?: number;
+  /** The device's name as its library gave it at login (`deviceName`, else its user agent). */
+  device?: string;
   /** This instance's session. */
   current: boolean;
 }

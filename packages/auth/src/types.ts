@@ -106,6 +106,8 @@ export interface LoginRequest {
   state?: string;
   /** Popup login: the result is marked so that a library loaded in the popup hands it to its opener. */
   popup?: boolean;
+  /** How the session is named in the user's session list (the user agent, or `deviceName`). */
+  device?: string;
 }
 
 /** A share's public index and its value (64 hex). */

@@ -166,7 +166,7 @@ export async function complete(
   const at = now();
   const expiresAt = ctx.deps.chains.firstExpiry(at, sessionTime);
   await store.putSession(key, encryptJsonTo(key, state), expiresAt);
-  await ctx.deps.chains.start(key, userId, clientId, sessionTime, at, claims);
+  await ctx.deps.chains.start(key, userId, clientId, sessionTime, at, claims, request.device);
   if (mfa && !withheld) {
     const grant: Grant = { userId, keyVerifier: target.keyVerifier, network: request.options.network };
     const name = `mfa-grant:${key}`;
