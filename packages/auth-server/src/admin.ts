@@ -7,6 +7,7 @@ import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { addressSubject, userSubject } from './attempts.ts';
 import { AUDIT_EVENTS, type AuditLog } from './audit.ts';
 import { HttpError } from './http.ts';
+import { type SessionChains, sessionInfo } from './sessions.ts';
 import type { AuthStore } from './store.ts';
 
 export const ADMIN_PREFIX = '/admin/';
@@ -17,6 +18,7 @@ export interface AdminDeps {
   store: AuthStore;
   audit: AuditLog;
   now: () => number;
+  chains: SessionChains;
 }
 
 export function checkAdminToken(token: string | undefined): void {
@@ -42,7 +44,10 @@ function timeParam(url: URL, name: string): number | undefined {
   return ms;
 }
 
-/** `GET /admin/audit`, `GET /admin/audit/verify`, `GET /admin/lockouts`, `POST /admin/unlock`. */
+/**
+ * `GET /admin/audit`, `GET /admin/audit/verify`, `GET /admin/lockouts`, `POST /admin/unlock`,
+ * `GET /admin/sessions?user=`, `POST /admin/sessions/revoke {user}`.
+ */
 export async function adminApi(
   deps: AdminDeps,
   method: string,
@@ -117,6 +122,29 @@ export async function adminApi(
       }
     }
     return [200, { unlocked }];
+  }
+  if (route === 'GET /admin/sessions') {
+    const user = url.searchParams.get('user');
+    if (!user) throw new HttpError(400, 'Give user (a user id from the audit log)');
+    return [200, { sessions: (await deps.chains.listOfUser(user, deps.now())).map(sessionInfo) }];
+  }
+  if (route === 'POST /admin/sessions/revoke') {
+    const body = await readBody();
+    if (typeof body.user !== 'string' || !body.user)
+      throw new HttpError(400, 'Give user (a user id from the audit log)');
+    const now = deps.now();
+    let ended = 0;
+    for (const chain of await deps.chains.listOfUser(body.user, now)) {
+      if (await deps.chains.end(chain, now)) {
+        ended++;
+        await deps.audit.record('session.revoked', body.user, {
+          outcome: 'success',
+          clientId: chain.clientId,
+          by: 'operator',
+        });
+      }
+    }
+    return [200, { ended }];
   }
   throw new HttpError(404, 'Not found');
 }

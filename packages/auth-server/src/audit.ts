@@ -18,6 +18,7 @@ export const AUDIT_EVENTS = [
   'mfa.device.added',
   'mfa.device.revoked',
   'session.revoked',
+  'session.reused',
 ] as const;
 export type AuditEvent = (typeof AUDIT_EVENTS)[number];
 
@@ -36,7 +37,7 @@ export interface AuditDetail {
   /** For lockouts: until when (ms) and what was locked (`user` or `address`). */
   until?: number;
   subject?: string;
-  /** Who unlocked (`operator`). */
+  /** Who unlocked or ended (`operator`, `user`). */
   by?: string;
 }
 

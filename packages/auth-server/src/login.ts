@@ -13,6 +13,7 @@ export const LOGIN_CORS_PATHS = [
   '/api/login/jwt',
   '/api/mfa/pending',
   '/api/mfa/setup',
+  '/api/mfa/authenticator',
   '/api/mfa/skip',
   '/api/mfa/social',
   '/api/mfa/factor',

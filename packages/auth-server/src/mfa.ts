@@ -10,13 +10,13 @@ import {
   type MfaFactor,
   type MfaSessionData,
   ownValue,
-  sealShareWithKey,
-  sealShareWithPassword,
   secp256k1PublicKey,
   shareToMnemonic,
   splitKey,
 } from '@portico/auth';
+import type { AuthenticatorSecret } from './authenticator.ts';
 import type { Envelope } from './envelope.ts';
+import { FACTORS } from './factors/index.ts';
 import type { AuthStore } from './store.ts';
 
 export interface MfaDevice {
@@ -41,6 +41,8 @@ export interface MfaRecord {
   dappIndex?: number;
   passwordShare?: string;
   social?: { verifier: string; id: string; share: KeyShare };
+  /** The authenticator app's secret and the share a right code releases. */
+  authenticator?: AuthenticatorSecret & { share: KeyShare };
   devices: Record<string, MfaDevice>;
   /** Every x-coordinate ever handed out (new device shares never reuse one). */
   usedIndices: number[];
@@ -51,6 +53,8 @@ export interface SetupInput {
   password?: string;
   /** The second login for the social-backup factor, already verified: its verifier and id. */
   social?: { verifier: string; id: string };
+  /** The authenticator secret the user confirmed with a code at setup, and that code's time step. */
+  authenticator?: AuthenticatorSecret;
   /** Custom (JWT) verifiers get a dappShare. */
   dappShare: boolean;
   clientId: string;
@@ -133,33 +137,15 @@ export class MfaStore {
       usedIndices: shares.map((s) => s.index),
     };
     const out: SetupOutput = { record };
-    if (input.factors.includes('backUpShareFactor')) {
-      const s = shareOf('backUpShareFactor');
-      record.backupIndex = s.index;
-      out.backupPhrase = shareToMnemonic(s);
-    }
-    if (input.factors.includes('passwordFactor')) {
-      if (!input.password) throw new Error('The password factor needs a password');
-      record.passwordShare = await sealShareWithPassword(shareOf('passwordFactor'), input.password);
-    }
-    if (input.factors.includes('socialBackupFactor')) {
-      if (!input.social) throw new Error('The social backup factor needs a login with a second verifier');
-      record.social = { ...input.social, share: shareOf('socialBackupFactor') };
-    }
+    // Each factor keeps its share as its module says (src/factors/).
+    for (const factor of input.factors) await FACTORS[factor].seal(shareOf(factor), input, record, out);
     if (input.dappShare) {
       const s = shareOf('dapp');
       record.dappIndex = s.index;
       out.dappShare = shareToMnemonic(s);
     }
-    if (input.factors.includes('deviceShareFactor')) {
-      const s = shareOf('deviceShareFactor');
-      const deviceId = bytesToHex(randomBytes(16));
-      const wrapKey = bytesToHex(randomBytes(32));
-      record.devices[deviceId] = { index: s.index, wrapKey };
-      out.newDevice = { deviceId, sealed: sealShareWithKey(s, wrapKey), wrapKey };
-    }
     await this.save(userId, record);
-    if (record.social) await this.bindSocial(record.social.id, userId);
+    for (const factor of input.factors) await FACTORS[factor].saved?.(this, userId, record);
     await this.store.deleteCoreKey(userId);
     return out;
   }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { NETWORKS, type Network } from '@portico/auth';
+import { type KeyExportPolicy, NETWORKS, type Network } from '@portico/auth';
 import { ADMIN_PREFIX, adminApi, checkAdminToken } from './admin.ts';
 import { AttemptLimiter, type AttemptLimits, checkAttemptLimits } from './attempts.ts';
 import { AuditLog } from './audit.ts';
@@ -23,6 +23,7 @@ import type { LoginEvent } from './login-event.ts';
 import { checkRateLimits, RateLimitedError, RateLimiter, type RateLimits } from './rate-limit.ts';
 import { checkRedirectEntries } from './redirects.ts';
 import { SESSION_PATHS, sessionApi } from './session-api.ts';
+import { SessionChains, SessionError } from './sessions.ts';
 import { type AuthStore, PostgresStore, SqliteStore } from './store.ts';
 import type { VerifierConfig } from './verifiers/config.ts';
 import { JwtVerifier } from './verifiers/jwt.ts';
@@ -58,8 +59,10 @@ export interface StartAuthServerOptions {
   allowedRedirects?: Record<string, string[]>;
   onLog?: (line: string) => void;
   /**
-   * Longest session in seconds. Unset, a session lasts the app's `sessionTime` however long (the
-   * spec sets no cap); set, longer requests get this much and the library warns the app.
+   * Longest sign-in in seconds, renewals included (the absolute cap). A session lasts the app's
+   * `sessionTime` (at most this much; longer requests are cut and the library warns the app) and
+   * each renewal while the app is used grants another `sessionTime`, never past `maxSessionTime`
+   * from the login. Unset: no cap (the spec sets none), so a session used often enough lives on.
    */
   maxSessionTime?: number;
   /**
@@ -101,6 +104,13 @@ export interface StartAuthServerOptions {
   rateLimits?: Partial<RateLimits>;
   /** Every audit entry is also POSTed to these URLs, signed with HMAC-SHA256 (see audit-webhooks.ts). */
   auditWebhooks?: AuditWebhook[];
+  /**
+   * Who may read a user's key, per clientId (beyond the seed): `app` (the default, as v7: the
+   * session carries the keys and `getPrivKey()` returns them), `user` (the app never receives key
+   * material: identity and the idToken's public keys only) or `off` (the same, and no export is
+   * ever offered). A clientId not listed is `app`.
+   */
+  exportPolicy?: Record<string, KeyExportPolicy>;
 }
 
 export interface AuthServer {
@@ -116,6 +126,7 @@ const PAGE_FILES = new Map<string, { file: string; type: string }>([
   ['/start', { file: 'start.html', type: 'text/html; charset=utf-8' }],
   ['/static/login.js', { file: 'login.js', type: 'text/javascript; charset=utf-8' }],
   ['/static/mfa.js', { file: 'mfa.js', type: 'text/javascript; charset=utf-8' }],
+  ['/static/factors.js', { file: 'factors.js', type: 'text/javascript; charset=utf-8' }],
   ['/static/page.js', { file: 'page.js', type: 'text/javascript; charset=utf-8' }],
   ['/static/strings.js', { file: 'strings.js', type: 'text/javascript; charset=utf-8' }],
   ['/static/done.js', { file: 'done.js', type: 'text/javascript; charset=utf-8' }],
@@ -127,6 +138,16 @@ const PAGE_FILES = new Map<string, { file: string; type: string }>([
 const DEV_TOKEN_PATH = '/dev/token';
 /** Endpoints the client library calls from the app's origin (no cookies: keys and signatures authenticate). */
 const CORS_PATHS = new Set([...SESSION_PATHS, ...LOGIN_CORS_PATHS]);
+
+const EXPORT_POLICIES: readonly KeyExportPolicy[] = ['app', 'user', 'off'];
+
+function checkExportPolicy(policy: Record<string, unknown> | undefined): void {
+  for (const [clientId, value] of Object.entries(policy ?? {})) {
+    if (!EXPORT_POLICIES.includes(value as KeyExportPolicy)) {
+      throw new Error(`auth: exportPolicy["${clientId}"] must be one of ${EXPORT_POLICIES.join(', ')}`);
+    }
+  }
+}
 
 /**
  * Starts the auth service: login page, session store, verifiers, key service and JWKS.
@@ -150,6 +171,7 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
   const now = options.clock ?? (() => Date.now());
   const attemptLimits = checkAttemptLimits(options.attemptLimits);
   checkAdminToken(options.adminToken);
+  checkExportPolicy(options.exportPolicy);
   checkAuditWebhooks(options.auditWebhooks);
   const rateLimiter = new RateLimiter(
     checkRateLimits(options.rateLimits),
@@ -203,6 +225,13 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
       `auth: cannot open the stored signing key (wrong master key?): ${(err as Error).message}`,
     );
   }
+  const chains = new SessionChains({
+    store,
+    envelope,
+    audit,
+    signer,
+    maxSessionTime: options.maxSessionTime,
+  });
   const pages = new Map<string, Buffer>();
   for (const [path, { file }] of PAGE_FILES) pages.set(path, readFileSync(resolve(PAGE_DIR, file)));
 
@@ -229,6 +258,8 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
     log,
     attempts,
     audit,
+    chains,
+    exportPolicy: new Map(Object.entries(options.exportPolicy ?? {})),
   });
 
   async function api(
@@ -236,7 +267,8 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
     body: Record<string, unknown>,
     address: string,
   ): Promise<[number, unknown]> {
-    if (SESSION_PATHS.includes(path)) return sessionApi({ store, envelope, audit }, path, body, now());
+    if (SESSION_PATHS.includes(path))
+      return sessionApi({ store, envelope, audit, chains }, path, body, now());
     return login.api(path, body, { address });
   }
 
@@ -267,7 +299,7 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
       if (req.method === 'POST') rateLimiter.take(url.pathname, clientAddress(req));
       if (url.pathname.startsWith(ADMIN_PREFIX)) {
         const [status, body] = await adminApi(
-          { adminToken: options.adminToken, store, audit, now },
+          { adminToken: options.adminToken, store, audit, now, chains },
           req.method ?? 'GET',
           url,
           req.headers.authorization,
@@ -329,7 +361,7 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
         url.pathname.startsWith(ADMIN_PREFIX) ||
         url.pathname === DEV_TOKEN_PATH
       ) {
-        sendJson(res, status, { error: message });
+        sendJson(res, status, { error: message, code: err instanceof SessionError ? err.code : undefined });
       } else errorPage(res, status, message);
     });
   });

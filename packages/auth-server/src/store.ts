@@ -29,8 +29,32 @@ export interface AuthStore {
   setValue(name: string, value: string): Promise<void>;
   /** Deletes a coreKitKey (when MFA replaces it by the service's share); false when absent. */
   deleteCoreKey(id: string): Promise<boolean>;
-  /** Drops expired sessions and token marks. */
+  /** Drops expired sessions and token marks, and session chains whose current session is gone. */
   purge(now: number): Promise<void>;
+  /** Records a new session chain (a sign-in) and its first session key. */
+  createChain(chain: ChainRow): Promise<void>;
+  /** The chain a session key belongs to (its current key or one it rotated away), or undefined. */
+  chainOfKey(
+    key: string,
+  ): Promise<{ chain: ChainRow; rotated?: { nextKey: string; at: number } } | undefined>;
+  /**
+   * Renews a chain in one transaction: the live session `oldKey` (still the chain's current key)
+   * becomes `newKey` with `data` until `expiresAt`. False (nothing changed) when `oldKey` is not
+   * the current key any more, the chain is revoked, or its session expired.
+   */
+  rotateChain(
+    chainId: string,
+    oldKey: string,
+    newKey: string,
+    data: string,
+    now: number,
+    expiresAt: number,
+    token: string,
+  ): Promise<boolean>;
+  /** Ends a chain: marks it revoked and deletes its current session; the current key, or undefined when already ended. */
+  revokeChain(chainId: string, now: number): Promise<string | undefined>;
+  /** The user's chains whose current session is live, newest first. */
+  listChains(userId: string, now: number): Promise<LiveChain[]>;
   /**
    * Counts an attempt of `subject` at `now` as a failure before the factor is checked, in one
    * atomic statement (instances sharing the store count together, and parallel attempts cannot
@@ -80,7 +104,96 @@ export const AUTH_SCHEMA: readonly SchemaStep[] = [
       CREATE INDEX IF NOT EXISTS auth_audit_user ON auth_audit (user_id, seq);
       CREATE INDEX IF NOT EXISTS auth_audit_event ON auth_audit (event, seq)`,
   },
+  {
+    version: 3,
+    name: 'session chains (refresh, devices)',
+    sql: `CREATE TABLE IF NOT EXISTS auth_session_chains (id TEXT PRIMARY KEY, user_id TEXT NOT NULL, client_id TEXT NOT NULL,
+        current_key TEXT NOT NULL, idle_ms BIGINT NOT NULL, created_at BIGINT NOT NULL, last_used BIGINT NOT NULL,
+        ends_at BIGINT NOT NULL, revoked_at BIGINT, claims TEXT NOT NULL, token TEXT, device TEXT);
+      CREATE INDEX IF NOT EXISTS auth_session_chains_user ON auth_session_chains (user_id);
+      CREATE TABLE IF NOT EXISTS auth_session_keys (key TEXT PRIMARY KEY, chain_id TEXT NOT NULL, next_key TEXT, rotated_at BIGINT);
+      CREATE INDEX IF NOT EXISTS auth_session_keys_chain ON auth_session_keys (chain_id)`,
+  },
 ];
+
+/**
+ * A sign-in whose session renews itself: each renewal replaces the session key (`currentKey`), up
+ * to `endsAt`; `idleMs` is the sliding window a renewal grants.
+ */
+export interface ChainRow {
+  id: string;
+  userId: string;
+  clientId: string;
+  currentKey: string;
+  idleMs: number;
+  createdAt: number;
+  lastUsed: number;
+  /** The absolute end (ms); `Number.MAX_SAFE_INTEGER` when the operator set no cap. */
+  endsAt: number;
+  revokedAt?: number;
+  /** The idToken's claims (sealed), signed again at each renewal. */
+  claims: string;
+  /** The idToken of the last renewal, ECIES-encrypted to the current key. */
+  token?: string;
+  /** The device's name as its library gave it at login. */
+  device?: string;
+}
+
+/** A chain with the expiry of its current session. */
+export interface LiveChain extends ChainRow {
+  expiresAt: number;
+}
+
+interface ChainDbRow {
+  id: string;
+  user_id: string;
+  client_id: string;
+  current_key: string;
+  idle_ms: number | string;
+  created_at: number | string;
+  last_used: number | string;
+  ends_at: number | string;
+  revoked_at: number | string | null;
+  claims: string;
+  token: string | null;
+  device: string | null;
+  expires_at?: number | string;
+  next_key?: string | null;
+  rotated_at?: number | string | null;
+}
+
+const toChain = (r: ChainDbRow): ChainRow => ({
+  id: r.id,
+  userId: r.user_id,
+  clientId: r.client_id,
+  currentKey: r.current_key,
+  idleMs: Number(r.idle_ms),
+  createdAt: Number(r.created_at),
+  lastUsed: Number(r.last_used),
+  endsAt: Number(r.ends_at),
+  revokedAt: r.revoked_at === null ? undefined : Number(r.revoked_at),
+  claims: r.claims,
+  token: r.token ?? undefined,
+  device: r.device ?? undefined,
+});
+
+const CHAIN_OF_KEY_SQL = (p: (n: number) => string) =>
+  `SELECT c.*, k.next_key, k.rotated_at FROM auth_session_keys k JOIN auth_session_chains c ON c.id = k.chain_id WHERE k.key = ${p(1)}`;
+const LIST_CHAINS_SQL = (p: (n: number) => string) =>
+  `SELECT c.*, s.expires_at FROM auth_session_chains c JOIN auth_sessions s ON s.key = c.current_key
+   WHERE c.user_id = ${p(1)} AND c.revoked_at IS NULL AND s.expires_at > ${p(2)} ORDER BY c.created_at DESC, c.id`;
+const PURGE_CHAINS_SQL = [
+  'DELETE FROM auth_session_chains WHERE NOT EXISTS (SELECT 1 FROM auth_sessions s WHERE s.key = auth_session_chains.current_key)',
+  'DELETE FROM auth_session_keys WHERE NOT EXISTS (SELECT 1 FROM auth_session_chains c WHERE c.id = auth_session_keys.chain_id)',
+];
+
+function chainOfKeyResult(r: ChainDbRow | undefined) {
+  if (!r) return undefined;
+  const chain = toChain(r);
+  return r.next_key && r.rotated_at !== null && r.rotated_at !== undefined
+    ? { chain, rotated: { nextKey: r.next_key, at: Number(r.rotated_at) } }
+    : { chain };
+}
 
 /** How an attempt is counted: the SQL of the wait (ms) after `failures`, given whether it was quick. */
 export interface AttemptRule {
@@ -204,6 +317,9 @@ function beginAttemptSql(p: (n: number) => string, rule: AttemptRule): string {
    RETURNING failures, not_before`;
 }
 
+/** Thrown inside a rotation transaction to roll it back: the key was not the live current one. */
+class RotateRefused extends Error {}
+
 export interface SessionEntry {
   data: string;
   expiresAt: number;
@@ -292,6 +408,86 @@ export class SqliteStore implements AuthStore {
   async purge(now: number): Promise<void> {
     this.db.prepare('DELETE FROM auth_sessions WHERE expires_at <= ?').run(now);
     this.db.prepare('DELETE FROM auth_used_tokens WHERE expires_at <= ?').run(now);
+    for (const sql of PURGE_CHAINS_SQL) this.db.prepare(sql).run();
+  }
+  async createChain(c: ChainRow): Promise<void> {
+    this.db
+      .transaction(() => {
+        this.db
+          .prepare(
+            'INSERT INTO auth_session_chains (id, user_id, client_id, current_key, idle_ms, created_at, last_used, ends_at, claims, device) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          )
+          .run(
+            c.id,
+            c.userId,
+            c.clientId,
+            c.currentKey,
+            c.idleMs,
+            c.createdAt,
+            c.lastUsed,
+            c.endsAt,
+            c.claims,
+            c.device ?? null,
+          );
+        this.db
+          .prepare('INSERT INTO auth_session_keys (key, chain_id) VALUES (?, ?)')
+          .run(c.currentKey, c.id);
+      })
+      .immediate();
+  }
+  async chainOfKey(key: string) {
+    return chainOfKeyResult(this.db.prepare(CHAIN_OF_KEY_SQL(() => '?')).get(key) as ChainDbRow | undefined);
+  }
+  async rotateChain(
+    chainId: string,
+    oldKey: string,
+    newKey: string,
+    data: string,
+    now: number,
+    expiresAt: number,
+    token: string,
+  ): Promise<boolean> {
+    const rotate = this.db.transaction(() => {
+      const gone = this.db
+        .prepare('DELETE FROM auth_sessions WHERE key = ? AND expires_at > ?')
+        .run(oldKey, now);
+      const moved = this.db
+        .prepare(
+          'UPDATE auth_session_chains SET current_key = ?, last_used = ?, token = ? WHERE id = ? AND current_key = ? AND revoked_at IS NULL',
+        )
+        .run(newKey, now, token, chainId, oldKey);
+      if (gone.changes !== 1 || moved.changes !== 1) throw new RotateRefused();
+      this.db
+        .prepare('UPDATE auth_session_keys SET next_key = ?, rotated_at = ? WHERE key = ?')
+        .run(newKey, now, oldKey);
+      this.db.prepare('INSERT INTO auth_session_keys (key, chain_id) VALUES (?, ?)').run(newKey, chainId);
+      this.db
+        .prepare('INSERT INTO auth_sessions (key, data, expires_at) VALUES (?, ?, ?)')
+        .run(newKey, data, expiresAt);
+    });
+    try {
+      rotate.immediate();
+      return true;
+    } catch (error) {
+      if (error instanceof RotateRefused) return false;
+      throw error;
+    }
+  }
+  async revokeChain(chainId: string, now: number): Promise<string | undefined> {
+    const revoke = this.db.transaction(() => {
+      const row = this.db
+        .prepare(
+          'UPDATE auth_session_chains SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL RETURNING current_key',
+        )
+        .get(now, chainId) as { current_key: string } | undefined;
+      if (row) this.db.prepare('DELETE FROM auth_sessions WHERE key = ?').run(row.current_key);
+      return row?.current_key;
+    });
+    return revoke.immediate();
+  }
+  async listChains(userId: string, now: number): Promise<LiveChain[]> {
+    const rows = this.db.prepare(LIST_CHAINS_SQL(() => '?')).all(userId, now) as ChainDbRow[];
+    return rows.map((r) => ({ ...toChain(r), expiresAt: Number(r.expires_at) }));
   }
   async beginAttempt(subject: string, now: number, rule: AttemptRule): Promise<AttemptStart> {
     const row = this.db.prepare(beginAttemptSql((n) => `?${n}`, rule)).get(subject, now, rule.resetAfterMs) as
@@ -442,6 +638,110 @@ export class PostgresStore implements AuthStore {
   async purge(now: number): Promise<void> {
     await this.q('DELETE FROM auth_sessions WHERE expires_at <= $1', [now]);
     await this.q('DELETE FROM auth_used_tokens WHERE expires_at <= $1', [now]);
+    for (const sql of PURGE_CHAINS_SQL) await this.q(sql, []);
+  }
+  /** Runs `work` in one transaction on one connection; rolled back when it throws. */
+  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    await this.ready;
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+  async createChain(c: ChainRow): Promise<void> {
+    await this.transaction(async (db) => {
+      await db.query(
+        'INSERT INTO auth_session_chains (id, user_id, client_id, current_key, idle_ms, created_at, last_used, ends_at, claims, device) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+        [
+          c.id,
+          c.userId,
+          c.clientId,
+          c.currentKey,
+          c.idleMs,
+          c.createdAt,
+          c.lastUsed,
+          c.endsAt,
+          c.claims,
+          c.device ?? null,
+        ],
+      );
+      await db.query('INSERT INTO auth_session_keys (key, chain_id) VALUES ($1, $2)', [c.currentKey, c.id]);
+    });
+  }
+  async chainOfKey(key: string) {
+    await this.ready;
+    const r = await this.pool.query<ChainDbRow>(
+      CHAIN_OF_KEY_SQL((n) => `$${n}`),
+      [key],
+    );
+    return chainOfKeyResult(r.rows[0]);
+  }
+  async rotateChain(
+    chainId: string,
+    oldKey: string,
+    newKey: string,
+    data: string,
+    now: number,
+    expiresAt: number,
+    token: string,
+  ): Promise<boolean> {
+    try {
+      return await this.transaction(async (db) => {
+        // The chain row first: a second renewal of the same key waits for this one, then finds
+        // the key is no longer current.
+        const moved = await db.query(
+          'UPDATE auth_session_chains SET current_key = $1, last_used = $2, token = $5 WHERE id = $3 AND current_key = $4 AND revoked_at IS NULL',
+          [newKey, now, chainId, oldKey, token],
+        );
+        const gone = await db.query('DELETE FROM auth_sessions WHERE key = $1 AND expires_at > $2', [
+          oldKey,
+          now,
+        ]);
+        if (gone.rowCount !== 1 || moved.rowCount !== 1) throw new RotateRefused();
+        await db.query('UPDATE auth_session_keys SET next_key = $1, rotated_at = $2 WHERE key = $3', [
+          newKey,
+          now,
+          oldKey,
+        ]);
+        await db.query('INSERT INTO auth_session_keys (key, chain_id) VALUES ($1, $2)', [newKey, chainId]);
+        await db.query('INSERT INTO auth_sessions (key, data, expires_at) VALUES ($1, $2, $3)', [
+          newKey,
+          data,
+          expiresAt,
+        ]);
+        return true;
+      });
+    } catch (error) {
+      if (error instanceof RotateRefused) return false;
+      throw error;
+    }
+  }
+  async revokeChain(chainId: string, now: number): Promise<string | undefined> {
+    return this.transaction(async (db) => {
+      const r = await db.query<{ current_key: string }>(
+        'UPDATE auth_session_chains SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL RETURNING current_key',
+        [now, chainId],
+      );
+      const key = r.rows[0]?.current_key;
+      if (key) await db.query('DELETE FROM auth_sessions WHERE key = $1', [key]);
+      return key;
+    });
+  }
+  async listChains(userId: string, now: number): Promise<LiveChain[]> {
+    await this.ready;
+    const r = await this.pool.query<ChainDbRow>(
+      LIST_CHAINS_SQL((n) => `$${n}`),
+      [userId, now],
+    );
+    return r.rows.map((row) => ({ ...toChain(row), expiresAt: Number(row.expires_at) }));
   }
   async beginAttempt(subject: string, now: number, rule: AttemptRule): Promise<AttemptStart> {
     await this.ready;

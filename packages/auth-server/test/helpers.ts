@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -135,4 +135,24 @@ export async function loginWithJwt(sdkUrl: string, idToken: string): Promise<Aut
     extraLoginOptions: { id_token: idToken, verifierIdField: 'sub' },
   });
   return auth;
+}
+
+/** RFC 4648 base32 (no padding) to bytes. */
+export function base32(text: string): Buffer {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = '';
+  for (const c of text.replace(/=+$/, '').toUpperCase())
+    bits += alphabet.indexOf(c).toString(2).padStart(5, '0');
+  const bytes = bits.match(/.{8}/g) ?? [];
+  return Buffer.from(bytes.map((b) => Number.parseInt(b, 2)));
+}
+
+/** RFC 6238 TOTP (HMAC-SHA1, RFC 4226 dynamic truncation), written here from the RFCs. */
+export function totp(key: Buffer, atMs: number, digits = 6, period = 30): string {
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(atMs / 1000 / period)));
+  const mac = createHmac('sha1', key).update(counter).digest();
+  const offset = mac[mac.length - 1]! & 0xf;
+  const code = (mac.readUInt32BE(offset) & 0x7fffffff) % 10 ** digits;
+  return code.toString().padStart(digits, '0');
 }

@@ -20,6 +20,16 @@ export interface AuthOptions {
   /** Deprecation and adjustment warnings (default `console.warn`). */
   onWarning?: (message: string) => void;
   fetch?: typeof fetch;
+  /**
+   * Renew the session while the app is used, once half its idle window is gone (default true).
+   * Off: the session ends after \`sessionTime\` unless the app calls \`refreshSession()\`.
+   */
+  autoRenew?: boolean;
+  /**
+   * How sessions of this device are named in `listSessions()` (at most 200 characters; default the
+   * user agent, e.g. the browser's).
+   */
+  deviceName?: string;
 }
 
 /** Said at init when the social-backup factor is enabled. */
@@ -38,6 +48,16 @@ export interface SessionExpiredEvent {
   expiredAt: number;
 }
 
+/** What the user adds to an authenticator app (shown once: the service keeps the secret sealed). */
+export interface AuthenticatorEnrolment {
+  uri: string;
+  qrSvg: string;
+}
+
+/** Said at init when the authenticator factor is enabled. */
+export const AUTHENTICATOR_WARNING =
+  "mfaSettings.authenticatorFactor is enabled: the auth service checks the codes, so it holds the authenticator secret and that factor's share beside its own, and could rebuild the key alone. Leave it off if no single party may hold the key.";
+
 /** A second login for the social-backup factor: a JWT from another verifier configured on the service. */
 export interface SocialBackupLogin {
   verifier: string;
@@ -52,9 +72,22 @@ export interface SocialBackupLogin {
 export interface MfaLoginInput {
   backupPhrase?: string;
   password?: string;
+  /** The 6-digit code of the user's authenticator app (beyond the seed). */
+  authenticatorCode?: string;
   socialBackup?: SocialBackupLogin;
   /** After recovering with another factor, register this device with a new device share (default true). */
   newDeviceShare?: boolean;
   /** Factors to set up when the login asks (mandatory ones must be there); `skip: true` skips when allowed. */
-  setup?: { factors: MfaFactor[]; password?: string; socialBackup?: SocialBackupLogin } | { skip: true };
+  setup?:
+    | {
+        factors: MfaFactor[];
+        password?: string;
+        socialBackup?: SocialBackupLogin;
+        /**
+         * With `authenticatorFactor`: show the user `uri` (`otpauth://`, or `qrSvg`, its QR code as
+         * SVG) to add to their authenticator app, and resolve with the code the app then shows.
+         */
+        authenticator?: (enrol: AuthenticatorEnrolment) => Promise<string> | string;
+      }
+    | { skip: true };
 }

@@ -1,4 +1,5 @@
 import {
+  AUTHENTICATOR_WARNING,
   type AuthOptions,
   type LoginOutcome,
   type MfaLoginInput,
@@ -14,7 +15,7 @@ import { defaultRedirectUrl, type LoginMode, loginMode } from './open-login-page
 import { browserWindow, handOffToOpener } from './popup.ts';
 import { ProviderLink } from './providers/link.ts';
 import type { AuthProvider } from './providers/load.ts';
-import { type ReadSession, ServiceClient } from './service-client.ts';
+import { type ReadSession, ServiceClient, type SessionInfo } from './service-client.ts';
 import { jwtExpiry, SessionDeadline } from './session-deadline.ts';
 import { defaultStorage, type StorageAdapter } from './storage.ts';
 import type {
@@ -24,6 +25,8 @@ import type {
   AuthState,
   AuthUserInfo,
   ChainConfig,
+  KeyExportPolicy,
+  SessionPayload,
 } from './types.ts';
 import {
   migrateLoginParams,
@@ -33,6 +36,8 @@ import {
 } from './validate.ts';
 
 export {
+  AUTHENTICATOR_WARNING,
+  type AuthenticatorEnrolment,
   type AuthOptions,
   type LoginOutcome,
   type MfaLoginInput,
@@ -64,6 +69,13 @@ export class Auth {
   private returnedAppState?: string;
   /** Set when the last session expired (cleared by the next login). */
   private expiredAt?: number;
+  /** The session as the service stores it (MFA sessions: without the rebuilt key), for renewals. */
+  private stored?: SessionPayload;
+  /** When use of the app renews the session (half its idle window gone; this device's clock). */
+  private renewAt?: number;
+  private renewing?: Promise<void>;
+  /** The service can renew this session (it says the idle window; older services and sessions do not). */
+  private renewable = false;
 
   private constructor(
     readonly initParams: NormalizedInit['params'],
@@ -96,7 +108,14 @@ export class Auth {
     const auth = new Auth(params, options);
     for (const change of changes) auth.warn(change.message);
     if (params.mfaSettings?.socialBackupFactor?.enable) auth.warn(SOCIAL_BACKUP_WARNING);
+    if (params.mfaSettings?.authenticatorFactor?.enable) auth.warn(AUTHENTICATOR_WARNING);
     await auth.restore();
+    // A page load is use: a session past half its idle window renews now.
+    if (auth.renewAt !== undefined && Date.now() >= auth.renewAt && auth.current.sessionId) {
+      await auth
+        .refreshSession()
+        .catch((err: unknown) => auth.warn(`session renewal failed: ${(err as Error).message}`));
+    }
     await auth.link.sync();
     return auth;
   }
@@ -140,11 +159,14 @@ export class Auth {
   /** Drops the session once its deadline passed (timers stop while devices sleep, so getters ask too). */
   private checkExpiry(): void {
     if (this.deadline.passed()) this.expire();
+    else this.touch();
   }
 
   private expire(): void {
     if (!this.current.sessionId && !this.pendingMfa) return;
     this.deadline.clear();
+    this.renewAt = undefined;
+    this.stored = undefined;
     this.pendingMfa = undefined;
     this.expiredAt = Date.now();
     this.current = { error: AuthError.sessionExpired().message };
@@ -165,9 +187,112 @@ export class Auth {
   /** Starts the countdown of a session just read (`expiresIn` from the service, else the idToken's exp). */
   private startDeadline(read: ReadSession): void {
     const { expiresIn, state } = read;
-    this.deadline.set(
-      expiresIn !== undefined ? Date.now() + expiresIn * 1000 : jwtExpiry(state.userInfo?.idToken),
+    this.stored = state;
+    this.setWindow(expiresIn, read.idleTime, state);
+  }
+
+  /** Sets the deadline and, for a renewable session, when use renews it (half the idle window gone). */
+  private setWindow(
+    expiresIn: number | undefined,
+    idleTime: number | undefined,
+    state?: SessionPayload,
+  ): void {
+    const now = Date.now();
+    this.deadline.set(expiresIn !== undefined ? now + expiresIn * 1000 : jwtExpiry(state?.userInfo?.idToken));
+    this.renewable = idleTime !== undefined;
+    this.renewAt =
+      expiresIn !== undefined && idleTime !== undefined && this.options.autoRenew !== false
+        ? now + Math.max(0, expiresIn - idleTime / 2) * 1000
+        : undefined;
+  }
+
+  /** Use of the app: renews the session in the background once half its idle window is gone. */
+  private touch(): void {
+    if (this.renewAt === undefined || Date.now() < this.renewAt || this.renewing || !this.current.sessionId)
+      return;
+    this.refreshSession().catch((err: unknown) =>
+      this.warn(`session renewal failed: ${(err as Error).message}`),
     );
+  }
+
+  /**
+   * Renews the session now (the library does this by itself while the app is used, once half the
+   * session's idle window is gone): a new sessionId, another \`sessionTime\` within the service's
+   * \`maxSessionTime\`. The old sessionId stops working; presented again later, it ends this
+   * sign-in everywhere (it must have been copied). Rejects with \`SESSION_EXPIRED\` (and drops the
+   * keys) when the service ended the session. Beyond the seed.
+   */
+  refreshSession(): Promise<void> {
+    this.renewing ??= this.renew().finally(() => {
+      this.renewing = undefined;
+    });
+    return this.renewing;
+  }
+
+  private async renew(): Promise<void> {
+    const sessionId = this.current.sessionId;
+    if (!sessionId || !this.stored) throw AuthError.noUserFound();
+    if (!this.renewable) {
+      throw new AuthError(
+        'SERVICE_ERROR',
+        'This session cannot be renewed: it was made before the auth service renewed sessions (log in again for one that can)',
+      );
+    }
+    // Another tab of this app (same storage) may have renewed the session already: take its id.
+    const kept = await this.storage.get(this.storageKey);
+    if (kept && kept !== sessionId) return this.adopt(kept);
+    let renewed: Awaited<ReturnType<ServiceClient['renewSession']>>;
+    try {
+      renewed = await this.client.renewSession(sessionId, this.stored);
+    } catch (err) {
+      if (err instanceof AuthError && err.code === 'SESSION_ROTATED') {
+        const now = await this.storage.get(this.storageKey);
+        if (now && now !== sessionId) return this.adopt(now);
+      }
+      if (err instanceof AuthError && err.code === 'SESSION_EXPIRED') this.expire();
+      throw err;
+    }
+    if (this.current.sessionId !== sessionId) return; // logged out or in again meanwhile
+    await this.storage.set(this.storageKey, renewed.sessionId);
+    const fresh = <T extends { userInfo?: AuthUserInfo }>(s: T): T =>
+      renewed.idToken && s.userInfo ? { ...s, userInfo: { ...s.userInfo, idToken: renewed.idToken } } : s;
+    this.current = fresh({ ...this.current, sessionId: renewed.sessionId });
+    this.stored = fresh({ ...this.stored, sessionId: renewed.sessionId });
+    this.setWindow(renewed.expiresIn, renewed.idleTime);
+  }
+
+  /** Switches to the sessionId another tab renewed this session to (same keys). */
+  private async adopt(sessionId: string): Promise<void> {
+    const read = await this.client.readSession(sessionId);
+    if (!read) {
+      this.expire();
+      throw AuthError.sessionExpired();
+    }
+    this.current = { ...this.current, sessionId };
+    this.startDeadline(read);
+  }
+
+  /**
+   * The user's signed-in sessions in this app (this one has \`current: true\`), each with an \`id\`
+   * for \`endSession\`. Beyond the seed.
+   */
+  async listSessions(): Promise<SessionInfo[]> {
+    const sessionId = this.current.sessionId;
+    if (!sessionId) throw AuthError.noUserFound();
+    return this.client.listSessions(sessionId);
+  }
+
+  /**
+   * Ends one of the user's sessions (an \`id\` from \`listSessions\`); ending this instance's own
+   * session logs out here too. False when it had ended already. Beyond the seed.
+   */
+  async endSession(id: string): Promise<boolean> {
+    const sessionId = this.current.sessionId;
+    if (!sessionId) throw AuthError.noUserFound();
+    const own = (await this.client.listSessions(sessionId)).find((s) => s.current)?.id === id;
+    const ended = await this.client.endSession(sessionId, id);
+    if (own) await this.forget();
+    return ended;
   }
 
   /** How this instance shows the login page. */
@@ -214,7 +339,8 @@ export class Auth {
     const { state } = read;
     this.startDeadline(read);
     if (!state.mfa) {
-      this.current = state;
+      const { keyExport: _k, ...rest } = state;
+      this.current = rest;
       return;
     }
     // MFA: rebuild from the service's share and this device's share; else wait for completeMfa.
@@ -293,6 +419,7 @@ export class Auth {
       popup: this.loginMode === 'popup',
       deviceId: (await this.device.get())?.deviceId,
       mfaInput,
+      device: this.options.deviceName ?? (typeof navigator === 'undefined' ? undefined : navigator.userAgent),
       page: {
         sdkUrl: this.sdkUrl,
         openUrl: this.options.openUrl,
@@ -327,7 +454,7 @@ export class Auth {
       this.pendingMfa = { sessionId: result.sessionId, payload: state, dappShare };
       await this.rebuild(result.mfaFactor ? { ...mfaInput, ...pickFactor(result.mfaFactor) } : mfaInput);
     } else {
-      const { mfa: _m, ...rest } = state;
+      const { mfa: _m, keyExport: _k, ...rest } = state;
       await this.storage.set(this.storageKey, result.sessionId);
       this.current = rest;
     }
@@ -345,13 +472,32 @@ export class Auth {
     const sessionId = this.current.sessionId;
     if (!sessionId) throw AuthError.noUserFound();
     await this.client.invalidate(sessionId);
+    await this.forget();
+  }
+
+  /** Forgets the session here (the service has ended it). */
+  private async forget(): Promise<void> {
     await this.storage.remove(this.storageKey);
     this.deadline.clear();
+    this.renewAt = undefined;
+    this.stored = undefined;
     this.current = {};
     await this.link.sync();
   }
 
-  /** `coreKitKey` when `useCoreKitKey`, else the app-scoped `privKey`; `""` with no session. */
+  /**
+   * The auth service's export policy for this app, as the live session says (`app` without one):
+   * with `user` or `off` the service never sends this app the keys, and the key getters return `""`.
+   * Beyond the seed.
+   */
+  get keyExport(): KeyExportPolicy {
+    return this.stored?.keyExport ?? 'app';
+  }
+
+  /**
+   * `coreKitKey` when `useCoreKitKey`, else the app-scoped `privKey`; `""` with no session, and when
+   * the service's `exportPolicy` withholds keys from this app (`keyExport`).
+   */
   getPrivKey(): string {
     this.checkExpiry();
     if (!this.current.sessionId) return '';

@@ -22,7 +22,9 @@ export type AuthErrorCode =
   | 'MFA_SETUP_REQUIRED'
   | 'MFA_FACTOR_INVALID'
   /** A typed factor refused while the service's wait runs (a right one too): the message says until when. */
-  | 'TOO_MANY_ATTEMPTS';
+  | 'TOO_MANY_ATTEMPTS'
+  /** Another tab or instance renewed this session a moment ago: read the stored sessionId again. */
+  | 'SESSION_ROTATED';
 
 /** Errors of the client library; `code` is stable, `message` is for people. */
 export class AuthError extends Error {

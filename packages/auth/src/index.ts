@@ -1,5 +1,7 @@
 export {
+  AUTHENTICATOR_WARNING,
   Auth,
+  type AuthenticatorEnrolment,
   type AuthOptions,
   decodeB64Params,
   encodeB64Params,
@@ -73,6 +75,7 @@ export type { Eip155Provider } from './providers/eip155/provider.ts';
 export type { ProviderEventMap, RequestArguments } from './providers/key-backed-provider.ts';
 export type { AuthProvider } from './providers/load.ts';
 export type { SolanaProvider } from './providers/solana/provider.ts';
+export type { SessionInfo } from './service-client.ts';
 export {
   BrowserStorage,
   defaultStorage,

@@ -23,6 +23,8 @@ export interface LoginAttempt {
   /** This device's MFA share id, if it has one. */
   deviceId?: string;
   mfaInput: MfaLoginInput;
+  /** The name of this device in the user's session list. */
+  device?: string;
   /** How to show the login page (`url`, `redirectUrl` and `state` come from the attempt). */
   page: Omit<OpenLoginPage, 'url' | 'redirectUrl' | 'state'>;
 }
@@ -39,6 +41,7 @@ export async function obtainLoginResult(a: LoginAttempt): Promise<LoginResult> {
     mfa: a.deviceId ? { deviceId: a.deviceId } : undefined,
     state: loginState,
     popup: a.popup || undefined,
+    device: a.device,
   };
   await client.parkLogin(loginId, request);
 

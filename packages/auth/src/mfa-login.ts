@@ -13,16 +13,12 @@ import {
   sealShareWithKey,
   shareAt,
 } from './mfa.ts';
+import { typedFactorIn } from './mfa-factors.ts';
 import type { ServiceClient } from './service-client.ts';
 import type { StorageAdapter } from './storage.ts';
 import type { AuthState, MfaSessionData, SessionPayload } from './types.ts';
 
-/** Only the two fields the login page may hand over, as strings. */
-export function pickFactor(f: { backupPhrase?: unknown; password?: unknown }): MfaLoginInput {
-  if (typeof f.backupPhrase === 'string') return { backupPhrase: f.backupPhrase };
-  if (typeof f.password === 'string') return { password: f.password };
-  return {};
-}
+export { pickFactor } from './mfa-factors.ts';
 
 /** A session of an MFA user whose key is not rebuilt yet. */
 export interface PendingMfaSession {
@@ -76,16 +72,12 @@ async function secondShare(
       throw new AuthError('TOO_MANY_ATTEMPTS', res.body.error ?? 'Too many failed attempts');
     throw invalid(`${prefix}${res.body.error ?? res.status}`);
   };
-  if (input.backupPhrase !== undefined) {
-    if (mfa.backupIndex === undefined) throw invalid('No backup phrase is set up for this account');
-    return checked('/api/mfa/factor', { backupPhrase: input.backupPhrase }, 'backup');
-  }
-  if (input.password !== undefined) {
-    if (!mfa.factors.includes('passwordFactor')) throw invalid('No password is set up for this account');
-    return checked('/api/mfa/factor', { password: input.password }, 'password');
-  }
-  if (input.socialBackup) {
-    return checked('/api/mfa/social', input.socialBackup, 'social', 'Social backup refused: ');
+  // A typed factor (src/mfa-factors.ts): the service checks it and answers its share.
+  const typed = typedFactorIn(input);
+  if (typed) {
+    const { step, value } = typed;
+    if (!step.enabled(mfa)) throw invalid(step.missing);
+    return checked(step.path, step.payload(value), step.name, step.refusal);
   }
   if (dappShare && mfa.dappIndex !== undefined) {
     try {

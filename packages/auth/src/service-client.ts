@@ -4,6 +4,7 @@
 import type { MfaLoginInput } from './auth-options.ts';
 import { decryptJson, encryptJsonTo, mfaProofMessage, signStoreMessage, storeKeyOf } from './ecies.ts';
 import { AuthError } from './errors.ts';
+import { randomPrivKey } from './keys.ts';
 import type { LoginResult } from './login-result.ts';
 import type { LoginRequest, SessionPayload } from './types.ts';
 
@@ -11,7 +12,51 @@ import type { LoginRequest, SessionPayload } from './types.ts';
 export interface ReadSession {
   state: SessionPayload;
   expiresIn?: number;
+  /** The idle window a renewal grants (seconds); absent for services without renewal. */
+  idleTime?: number;
 }
+
+/** A signed-in session of the user in this app, as `auth.listSessions()` lists it. Beyond the seed. */
+export interface SessionInfo {
+  /** Stable across renewals (not a sessionId: it grants nothing); pass it to `endSession`. */
+  id: string;
+  clientId: string;
+  /** ms since the epoch, the service's clock. */
+  createdAt: number;
+  lastUsedAt: number;
+  /** When it ends unless renewed. */
+  expiresAt: number;
+  /** The absolute end the operator set (`maxSessionTime`), if any. */
+  endsAt?: number;
+  /** The device's name as its library gave it at login (`deviceName`, else its user agent). */
+  device?: string;
+  /** This instance's session. */
+  current: boolean;
+}
+
+/** The answer of a renewal: the new sessionId and its window. */
+export interface RenewedSession {
+  sessionId: string;
+  expiresIn: number;
+  idleTime?: number;
+  /** The idToken the service signed for the new window. */
+  idToken?: string;
+}
+
+/** The idToken a renewal left beside the session, encrypted to its key; undefined when none or unreadable. */
+function renewedIdToken(sessionId: string, token: unknown): string | undefined {
+  if (typeof token !== 'string') return undefined;
+  try {
+    const { idToken } = decryptJson<{ idToken?: unknown }>(sessionId, token);
+    return typeof idToken === 'string' ? idToken : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+type SessionCallError = { error?: string; code?: string };
+
+const num = (v: unknown): number | undefined => (typeof v === 'number' && v >= 0 ? v : undefined);
 
 export class ServiceClient {
   constructor(
@@ -80,7 +125,13 @@ export class ServiceClient {
 
   /** Reads and decrypts a session; undefined when it is gone or expired. */
   async readSession(sessionId: string): Promise<ReadSession | undefined> {
-    const res = await this.post<{ data?: string; error?: string; expiresIn?: number }>('/api/session/get', {
+    const res = await this.post<{
+      data?: string;
+      error?: string;
+      expiresIn?: number;
+      idleTime?: number;
+      token?: string;
+    }>('/api/session/get', {
       key: storeKeyOf(sessionId),
     });
     if (res.status === 404) return undefined;
@@ -89,10 +140,13 @@ export class ServiceClient {
     }
     try {
       const state = decryptJson<SessionPayload>(sessionId, res.body.data);
-      const { expiresIn } = res.body;
+      // A renewed session: the service's idToken for the current window replaces the login's.
+      const idToken = renewedIdToken(sessionId, res.body.token);
+      if (idToken && state.userInfo) state.userInfo = { ...state.userInfo, idToken };
       return {
         state: { ...state, sessionId },
-        expiresIn: typeof expiresIn === 'number' && expiresIn >= 0 ? expiresIn : undefined,
+        expiresIn: num(res.body.expiresIn),
+        idleTime: num(res.body.idleTime),
       };
     } catch {
       return undefined; // not ours or damaged: treated as no session
@@ -109,6 +163,55 @@ export class ServiceClient {
     if (res.status !== 200 && res.status !== 404) {
       throw new AuthError('SERVICE_ERROR', `Logout failed: ${res.body.error ?? res.status}`);
     }
+  }
+
+  /** A session call signed by the sessionId over the path and the payload. */
+  private signedSessionCall<T>(path: string, sessionId: string, payload: unknown) {
+    return this.post<T & SessionCallError>(path, {
+      key: storeKeyOf(sessionId),
+      payload,
+      signature: signStoreMessage(sessionId, `${path}:${JSON.stringify(payload ?? {})}`),
+    });
+  }
+
+  /**
+   * Renews a session: a new sessionId made here, the stored payload encrypted to it, the request
+   * signed by the current sessionId. The old sessionId stops working.
+   */
+  async renewSession(sessionId: string, payload: SessionPayload): Promise<RenewedSession> {
+    const next = randomPrivKey();
+    const newKey = storeKeyOf(next);
+    const { sessionId: _s, ...stored } = payload;
+    const res = await this.signedSessionCall<{ expiresIn?: number; idleTime?: number; token?: string }>(
+      '/api/session/refresh',
+      sessionId,
+      { newKey, data: encryptJsonTo(newKey, stored) },
+    );
+    if (res.status !== 200) throw sessionCallError(res.status, res.body);
+    return {
+      sessionId: next,
+      expiresIn: num(res.body.expiresIn) ?? 0,
+      idleTime: num(res.body.idleTime),
+      idToken: renewedIdToken(next, res.body.token),
+    };
+  }
+
+  async listSessions(sessionId: string): Promise<SessionInfo[]> {
+    const res = await this.signedSessionCall<{ sessions?: SessionInfo[] }>(
+      '/api/session/list',
+      sessionId,
+      {},
+    );
+    if (res.status !== 200) throw sessionCallError(res.status, res.body);
+    return res.body.sessions ?? [];
+  }
+
+  /** Ends a session of the list (false when it had ended already). */
+  async endSession(sessionId: string, id: string): Promise<boolean> {
+    const res = await this.signedSessionCall('/api/session/end', sessionId, { id });
+    if (res.status === 404 && res.body.code === undefined) return false;
+    if (res.status !== 200) throw sessionCallError(res.status, res.body);
+    return true;
   }
 
   /** The service asks for MFA setup (JWT logins, no page): set up, skip, or refuse. */
@@ -129,15 +232,45 @@ export class ServiceClient {
       const res = await this.post<LoginResult>('/api/mfa/skip', { loginId });
       return res.status === 200 ? res.body : { error: res.body.error ?? `status ${res.status}` };
     }
+    let authenticatorCode: string | undefined;
+    if (setup.factors.includes('authenticatorFactor')) {
+      if (!setup.authenticator) {
+        throw new AuthError(
+          'MFA_SETUP_REQUIRED',
+          'authenticatorFactor needs setup.authenticator (show the URI, return the code)',
+        );
+      }
+      const enrol = await this.post<{ uri?: string; qrSvg?: string; error?: string }>(
+        '/api/mfa/authenticator',
+        {
+          loginId,
+        },
+      );
+      if (enrol.status !== 200 || !enrol.body.uri) {
+        throw new AuthError('LOGIN_FAILED', `MFA setup refused: ${enrol.body.error ?? enrol.status}`);
+      }
+      authenticatorCode = await setup.authenticator({ uri: enrol.body.uri, qrSvg: enrol.body.qrSvg ?? '' });
+    }
     const res = await this.post<LoginResult>('/api/mfa/setup', {
       loginId,
       factors: setup.factors,
       password: setup.password,
       socialBackup: setup.socialBackup,
+      authenticatorCode,
     });
     if (res.status !== 200) {
       throw new AuthError('LOGIN_FAILED', `MFA setup refused: ${res.body.error ?? res.status}`);
     }
     return res.body;
   }
+}
+
+/** A refused session call: the session is gone (`SESSION_EXPIRED`), else `SERVICE_ERROR`. */
+function sessionCallError(status: number, body: SessionCallError): AuthError {
+  if (body.code === 'SESSION_NOT_FOUND' || body.code === 'SESSION_REUSED') {
+    return new AuthError('SESSION_EXPIRED', body.error ?? 'Session expired, please login again!');
+  }
+  if (body.code === 'SESSION_ROTATED')
+    return new AuthError('SESSION_ROTATED', body.error ?? 'Session renewed');
+  return new AuthError('SERVICE_ERROR', `Auth service: ${body.error ?? `status ${status}`}`);
 }

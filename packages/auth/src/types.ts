@@ -106,6 +106,8 @@ export interface LoginRequest {
   state?: string;
   /** Popup login: the result is marked so that a library loaded in the popup hands it to its opener. */
   popup?: boolean;
+  /** How the session is named in the user's session list (the user agent, or `deviceName`). */
+  device?: string;
 }
 
 /** A share's public index and its value (64 hex). */
@@ -136,6 +138,17 @@ export interface MfaSessionData {
 }
 
 /** The session's content as the service stores it (ECIES to the sessionId). */
-export type SessionPayload = AuthState & { mfa?: MfaSessionData };
+export type SessionPayload = AuthState & {
+  mfa?: MfaSessionData;
+  /** The service's export policy for this app when it withholds the keys (absent: `app`). */
+  keyExport?: 'user' | 'off';
+};
+
+/**
+ * Who may read the user's key, per clientId in the auth service's `exportPolicy` (beyond the seed):
+ * `app` (default, as v7: `getPrivKey()` returns it), `user` (the app never receives it: the user's
+ * own export on the auth service's page is still to come), `off` (nobody reads it out).
+ */
+export type KeyExportPolicy = 'app' | 'user' | 'off';
 
 export const DEFAULT_PRIMARY_COLOR = '#0364FF';

@@ -189,14 +189,22 @@ test('the Audit page lists the entries, filters them, pages through them and ver
   for (const secret of secrets) if (secret) assert.equal(pageText.includes(secret), false);
   await assertAccessible(page, 'audit');
 
-  // By user: alice's login only (a refused JWT login, and a logout of a session without MFA, name
-  // no user in the auth service's entries).
+  // By user: alice's login and logout (a refused JWT login names no user; a logout names the
+  // session's user, kept with its chain).
   const alice = await page.locator('#audit-table tbody tr[data-seq="1"] .user-id').innerText();
   await page.getByLabel('User id').fill(alice);
   await page.getByRole('button', { name: 'Apply filters' }).click();
   await waitForRoute(page, 'user=');
-  assert.deepEqual(await rows(page), [['login', 'success']]);
-  assert.equal(await page.locator('#audit-table tbody tr').getAttribute('data-seq'), '1');
+  assert.deepEqual(await rows(page), [
+    ['login', 'success'],
+    ['session.revoked', 'success'],
+  ]);
+  assert.deepEqual(
+    await page
+      .locator('#audit-table tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-seq'))),
+    ['1', '4'],
+  );
 
   // By event, with the user filter cleared.
   await page.getByRole('link', { name: 'Clear' }).click();

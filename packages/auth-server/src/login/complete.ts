@@ -17,6 +17,7 @@ import {
   setupOrder,
   storeKeyOf,
 } from '@portico/auth';
+import type { AuthenticatorSecret } from '../authenticator.ts';
 import { type DerivedKeys, KeyService, type Wallet, walletsFor } from '../keys.ts';
 import { accountOf, type PublicKeyPair } from '../login-event.ts';
 import { type MfaRecord, type SetupOutput, sessionMfa } from '../mfa.ts';
@@ -38,6 +39,7 @@ export interface SetupRequest {
   factors: MfaFactor[];
   password?: string;
   social?: { verifier: string; id: string };
+  authenticator?: AuthenticatorSecret;
 }
 
 export type Completed =
@@ -130,19 +132,15 @@ export async function complete(
       log(`auth: MFA enabled for a user of verifier ${target.keyVerifier}`);
     }
   }
-  const idToken = await signer.sign(
-    {
-      nonce: bytesToHex(randomBytes(16)),
-      email: identity.email,
-      name: identity.name,
-      verifier: target.keyVerifier,
-      verifierId: identity.verifierId,
-      aggregateVerifier: target.authVerifier !== target.keyVerifier ? target.authVerifier : undefined,
-      wallets,
-    },
-    clientId,
-    sessionTime,
-  );
+  const claims = {
+    email: identity.email,
+    name: identity.name,
+    verifier: target.keyVerifier,
+    verifierId: identity.verifierId,
+    aggregateVerifier: target.authVerifier !== target.keyVerifier ? target.authVerifier : undefined,
+    wallets,
+  };
+  const idToken = await signer.sign({ nonce: bytesToHex(randomBytes(16)), ...claims }, clientId, sessionTime);
   const userInfo: AuthUserInfo = {
     email: identity.email ?? '',
     name: identity.name ?? '',
@@ -157,12 +155,19 @@ export async function complete(
     oAuthAccessToken: identity.oAuthAccessToken ?? '',
     isMfaEnabled: mfa !== undefined,
   };
-  const state: SessionPayload = { ...keys, userInfo, mfa };
+  // The export policy: an app that may not read the key gets none of it (no keys, no shares).
+  const policy = ctx.deps.exportPolicy.get(clientId) ?? 'app';
+  const withheld = policy !== 'app';
+  const state: SessionPayload = withheld
+    ? { userInfo: { ...userInfo, dappShare: '' }, keyExport: policy }
+    : { ...keys, userInfo, mfa };
   const sessionId = randomPrivKey();
   const key = storeKeyOf(sessionId);
-  const expiresAt = now() + sessionTime * 1000;
+  const at = now();
+  const expiresAt = ctx.deps.chains.firstExpiry(at, sessionTime);
   await store.putSession(key, encryptJsonTo(key, state), expiresAt);
-  if (mfa) {
+  await ctx.deps.chains.start(key, userId, clientId, sessionTime, at, claims, request.device);
+  if (mfa && !withheld) {
     const grant: Grant = { userId, keyVerifier: target.keyVerifier, network: request.options.network };
     const name = `mfa-grant:${key}`;
     await store.putSession(name, sealJson(envelope, name, grant), expiresAt);
@@ -178,9 +183,11 @@ export async function complete(
   });
   const redirect = resultUrl(ctx, request, { sessionId });
   log(`auth: login for verifier ${target.keyVerifier} (${target.typeOfLogin})`);
-  if (record && page && !mfa?.deviceKey) {
+  if (record && page && !withheld && !mfa?.deviceKey) {
     // The page asks for a second factor and hands it to the app in the result fragment.
-    const factors = record.factors.filter((f) => f === 'backUpShareFactor' || f === 'passwordFactor');
+    const factors = record.factors.filter(
+      (f) => f === 'backUpShareFactor' || f === 'passwordFactor' || f === 'authenticatorFactor',
+    );
     if (factors.length > 0) {
       const name = `mfa-recover:${storeKeyOf(loginId)}`;
       await store.deleteSession(name);

@@ -1,7 +1,7 @@
 // What every part of the login path shares: the service's parts (`LoginDeps`, handed in by
 // `startAuthServer`), the redirect policy and the MFA store built from them, and the records the
 // path keeps between requests.
-import type { AuthLoginConfig, FactorStep, MfaFactor } from '@portico/auth';
+import type { AuthLoginConfig, FactorStep, KeyExportPolicy, MfaFactor } from '@portico/auth';
 import type { AttemptLimiter } from '../attempts.ts';
 import type { AuditLog } from '../audit.ts';
 import type { Envelope } from '../envelope.ts';
@@ -9,6 +9,7 @@ import type { KeyService, TokenSigner } from '../keys.ts';
 import type { LoginEvent } from '../login-event.ts';
 import { MfaStore } from '../mfa.ts';
 import type { RedirectPolicy } from '../redirects.ts';
+import type { SessionChains } from '../sessions.ts';
 import type { AuthStore } from '../store.ts';
 import type { VerifierConfig } from '../verifiers/config.ts';
 import type { JwtVerifier } from '../verifiers/jwt.ts';
@@ -41,6 +42,10 @@ export interface LoginDeps {
   /** Limits on typed factors, counted in the store. */
   attempts: AttemptLimiter;
   audit: AuditLog;
+  /** Session chains: renewal, devices, ending. */
+  chains: SessionChains;
+  /** Who may read the key, by clientId (a Map: names are looked up, never inherited); unlisted: `app`. */
+  exportPolicy: ReadonlyMap<string, KeyExportPolicy>;
 }
 
 /** Who sent a request: the client address (the socket's, or the proxy's X-Forwarded-For when trusted). */

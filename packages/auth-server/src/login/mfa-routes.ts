@@ -1,28 +1,27 @@
 // The `/api/mfa/*` calls: the setup step of a login (pending, setup, skip), the page's recovery
 // screen (recover), and a logged-in session's MFA calls signed by its sessionId (social, device,
 // revoke).
+
 import {
   checkSetupChoice,
-  combineShares,
   DEFAULT_MFA_SETTINGS,
   type KeyShare,
   MFA_FACTORS,
   type MfaFactor,
   mfaProofMessage,
-  mnemonicToShare,
-  openShareWithPassword,
-  secp256k1PublicKey,
   storeKeyOf,
   verifyStoreMessage,
 } from '@portico/auth';
 import { type AttemptSubjects, TooManyAttemptsError } from '../attempts.ts';
+import { newAuthenticator } from '../authenticator.ts';
+import { enrolmentName } from '../factors/authenticator.ts';
+import { FACTORS, type FactorModule, typedFactorOf } from '../factors/index.ts';
 import { HttpError } from '../http.ts';
-import { KeyService } from '../keys.ts';
-import { VerifierError } from '../verifiers/types.ts';
-import { complete, pendingFor } from './complete.ts';
+import { complete, pendingFor, type SetupRequest } from './complete.ts';
 import type { Answer, Grant, LoginContext, PendingState, Route } from './context.ts';
+import { FLOW_TTL_MS } from './context.ts';
 import { readRequest, resolveProvider } from './request.ts';
-import { openJson } from './sealed.ts';
+import { openJson, sealJson } from './sealed.ts';
 
 async function takePending(ctx: LoginContext, loginId: string, remove: boolean): Promise<PendingState> {
   const { store, envelope, now } = ctx.deps;
@@ -73,29 +72,6 @@ async function secondFactorGrant(
   return grant;
 }
 
-/** Verifies a second login (social backup) with a JWT verifier other than the account's own. */
-async function socialIdentity(
-  ctx: LoginContext,
-  primaryVerifiers: string[],
-  input: unknown,
-  network: string,
-): Promise<{ verifier: string; id: string }> {
-  const v = (input ?? {}) as { verifier?: unknown; id_token?: unknown };
-  if (typeof v.verifier !== 'string' || typeof v.id_token !== 'string') {
-    throw new HttpError(400, 'socialBackup needs {verifier, id_token}');
-  }
-  if (primaryVerifiers.includes(v.verifier)) {
-    throw new HttpError(400, 'The social backup factor needs a different verifier than the login');
-  }
-  const verifier = ctx.deps.jwtVerifiers.get(v.verifier);
-  if (!verifier) throw new HttpError(400, `Verifier "${v.verifier}" is not a JWT verifier`);
-  const identity = await verifier.verify(v.id_token);
-  return {
-    verifier: v.verifier,
-    id: KeyService.idOf(v.verifier, identity.verifierId, ctx.deps.keyService.scope(network)),
-  };
-}
-
 const pending: Route = async (ctx, body) => {
   const { store, envelope, now } = ctx.deps;
   const request = await readRequest(ctx, body.loginId);
@@ -133,6 +109,26 @@ const skip: Route = async (ctx, body) => {
   return [200, { sessionId: done.sessionId, url: done.redirect }];
 };
 
+/**
+ * The setup screen's authenticator step: a new secret for this login, kept (sealed) until setup,
+ * and what the user scans. Asked again, it makes a new one (the last one counts).
+ */
+const authenticator: Route = async (ctx, body) => {
+  const { store, envelope, now } = ctx.deps;
+  const request = await readRequest(ctx, body.loginId);
+  const step = await takePending(ctx, body.loginId as string, false);
+  const settings = request.options.mfaSettings ?? DEFAULT_MFA_SETTINGS;
+  if (!settings.authenticatorFactor?.enable) {
+    throw new HttpError(400, 'MFA factor authenticatorFactor is not enabled by this app');
+  }
+  const issuer = request.options.whiteLabel?.appName || 'Portico';
+  const made = newAuthenticator(issuer, step.identity.email || step.identity.verifierId);
+  const name = enrolmentName(body.loginId as string);
+  await store.deleteSession(name);
+  await store.putSession(name, sealJson(envelope, name, { secret: made.secret }), now() + FLOW_TTL_MS);
+  return [200, { uri: made.uri, qrSvg: made.qrSvg }];
+};
+
 const setup: Route = async (ctx, body) => {
   const request = await readRequest(ctx, body.loginId);
   const step = await takePending(ctx, body.loginId as string, false);
@@ -146,30 +142,24 @@ const setup: Route = async (ctx, body) => {
   } catch (err) {
     throw new HttpError(400, (err as Error).message);
   }
-  const password = typeof body.password === 'string' ? body.password : undefined;
-  if (factors.includes('passwordFactor') && (!password || password.length < 8)) {
-    throw new HttpError(400, 'The password needs at least 8 characters');
-  }
-  let social: { verifier: string; id: string } | undefined;
-  if (factors.includes('socialBackupFactor')) {
-    try {
-      social = await socialIdentity(
+  // Each factor's setup step (src/factors/) checks what the user gave before anything changes.
+  const input: SetupRequest = { factors };
+  for (const factor of factors) {
+    Object.assign(
+      input,
+      await FACTORS[factor].prepare?.({
         ctx,
-        [target.keyVerifier, target.authVerifier],
-        body.socialBackup,
-        request.options.network,
-      );
-    } catch (err) {
-      if (err instanceof VerifierError) throw new HttpError(401, `Social backup login: ${err.message}`);
-      throw err;
-    }
-    if (await ctx.mfaStore.socialOwner(social.id)) {
-      throw new HttpError(409, 'That login is already the social backup of another account');
-    }
+        loginId: body.loginId as string,
+        request,
+        target,
+        pending: step,
+        body,
+      }),
+    );
   }
   await takePending(ctx, body.loginId as string, true);
   const done = await complete(ctx, body.loginId as string, request, target, step.identity, {
-    setup: { factors, password, social },
+    setup: input,
   });
   if ('mfa' in done) throw new HttpError(500, 'unexpected MFA step');
   return [
@@ -231,29 +221,27 @@ async function limitedFactor(
   return [result.status, { error: result.error, code: 'MFA_FACTOR_INVALID' }];
 }
 
+/** A typed factor's check under the attempt limits, by its module. */
+async function typedFactor(
+  ctx: LoginContext,
+  grant: Grant,
+  module: FactorModule,
+  value: unknown,
+  address: string,
+): Promise<Answer> {
+  const check = module.check!;
+  const record = await ctx.mfaStore.load(grant.userId);
+  if (!record) throw new HttpError(404, 'MFA is not enabled for this user');
+  check.ready(record);
+  return limitedFactor(ctx, { userId: grant.userId, address }, check.auditName, () =>
+    check.open(ctx, record, value, grant),
+  );
+}
+
+/** The social-backup login as a factor (`payload`: `{verifier, id_token}` of the second verifier). */
 const social: Route = async (ctx, body, path, client) => {
   const grant = await grantFor(ctx, path, body);
-  const record = await ctx.mfaStore.load(grant.userId);
-  if (!record?.social) throw new HttpError(404, 'No social backup factor on this account');
-  const bound = record.social;
-  return limitedFactor(ctx, { userId: grant.userId, address: client.address }, 'social backup', async () => {
-    let login: { verifier: string; id: string };
-    try {
-      login = await socialIdentity(
-        ctx,
-        [grant.keyVerifier],
-        body.payload,
-        grant.network ?? ctx.deps.keyService.legacyNetwork,
-      );
-    } catch (err) {
-      if (err instanceof VerifierError) return { status: 401, error: err.message };
-      throw err;
-    }
-    if (login.id !== bound.id || login.verifier !== bound.verifier) {
-      return { status: 403, error: 'This login is not the social backup of this account' };
-    }
-    return { share: bound.share };
-  });
+  return typedFactor(ctx, grant, FACTORS.socialBackupFactor, body.payload, client.address);
 };
 
 /**
@@ -263,37 +251,12 @@ const social: Route = async (ctx, body, path, client) => {
  */
 const factor: Route = async (ctx, body, path, client) => {
   const grant = await grantFor(ctx, path, body);
-  const record = await ctx.mfaStore.load(grant.userId);
-  if (!record) throw new HttpError(404, 'MFA is not enabled for this user');
-  const payload = (body.payload ?? {}) as { password?: unknown; backupPhrase?: unknown };
-  const subjects = { userId: grant.userId, address: client.address };
-  if (typeof payload.password === 'string') {
-    const sealed = record.passwordShare;
-    if (!sealed) throw new HttpError(400, 'No password is set up for this account');
-    const password = payload.password;
-    return limitedFactor(ctx, subjects, 'password', async () => {
-      try {
-        return { share: await openShareWithPassword(sealed, password) };
-      } catch {
-        return { status: 401, error: 'Wrong password' };
-      }
-    });
+  const payload = (body.payload ?? {}) as Record<string, unknown>;
+  const module = typedFactorOf(payload);
+  if (!module) {
+    throw new HttpError(400, 'payload must be {password}, {backupPhrase} or {authenticatorCode}');
   }
-  if (typeof payload.backupPhrase === 'string') {
-    const index = record.backupIndex;
-    if (index === undefined) throw new HttpError(400, 'No backup phrase is set up for this account');
-    const phrase = payload.backupPhrase;
-    return limitedFactor(ctx, subjects, 'backup phrase', async () => {
-      try {
-        const share = mnemonicToShare(phrase, index);
-        if (secp256k1PublicKey(await combineShares(record.serviceShare, share)) === record.publicKey) {
-          return { share };
-        }
-      } catch {}
-      return { status: 401, error: 'Wrong backup phrase' };
-    });
-  }
-  throw new HttpError(400, 'payload must be {password} or {backupPhrase}');
+  return typedFactor(ctx, grant, module, payload[module.check!.field], client.address);
 };
 
 const device: Route = async (ctx, body, path) => {
@@ -322,6 +285,7 @@ export const mfaRoutes: Record<string, Route> = {
   '/api/mfa/recover': recover,
   '/api/mfa/skip': skip,
   '/api/mfa/setup': setup,
+  '/api/mfa/authenticator': authenticator,
   '/api/mfa/social': social,
   '/api/mfa/factor': factor,
   '/api/mfa/device': device,

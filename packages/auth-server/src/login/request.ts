@@ -65,6 +65,8 @@ export async function readRequest(ctx: LoginContext, loginId: unknown): Promise<
     mfa: typeof deviceId === 'string' && /^[0-9a-f]{32}$/.test(deviceId) ? { deviceId } : undefined,
     state: typeof request.state === 'string' && STATE.test(request.state) ? request.state : undefined,
     popup: request.popup === true || undefined,
+    // A label only (the session list cleans and cuts it).
+    device: typeof request.device === 'string' ? request.device : undefined,
   };
 }
 

@@ -1,5 +1,6 @@
 // The MFA screens of the login page: setup (factors in the app's order, the backup phrase once)
 // and recovery on a device without a share.
+import { PAGE_FACTORS, SETUP_INPUTS } from './factors.js';
 import { $, decodeB64, encodeB64, fail, field, post, show } from './page.js';
 import { t } from './strings.js';
 
@@ -20,22 +21,31 @@ function showSetup(step, loginId) {
     box.type = 'checkbox';
     box.value = factor;
     box.dataset.factor = factor;
-    // Social backup needs a second login, which the app's library runs.
-    const social = factor === 'socialBackupFactor';
-    box.checked = mandatory || !social;
-    box.disabled = mandatory || social;
+    const libraryOnly = PAGE_FACTORS[factor]?.setup?.libraryOnly === true;
+    box.checked = mandatory || !libraryOnly;
+    box.disabled = mandatory || libraryOnly;
     label.append(box, ` ${t(`factor_${factor}`)}${mandatory ? ` (${t('required')})` : ''}`);
     list.append(label);
   }
-  const needsPassword = () =>
-    /** @type {HTMLInputElement | null} */ (list.querySelector('input[value="passwordFactor"]'))?.checked ===
-    true;
-  const syncPassword = () => {
-    $('mfa-password').hidden = !needsPassword();
-    $('mfa-password-label').hidden = !needsPassword();
+  const ticked = (factor) =>
+    /** @type {HTMLInputElement | null} */ (list.querySelector(`input[value="${factor}"]`))?.checked === true;
+  // Each ticked factor's panel shows (and opens once, e.g. the authenticator's enrolment).
+  const opened = new Set();
+  const sync = () => {
+    for (const [factor, { setup }] of Object.entries(PAGE_FACTORS)) {
+      for (const id of setup?.panel ?? []) $(id).hidden = !ticked(factor);
+      if (!setup?.open || !ticked(factor) || opened.has(factor)) continue;
+      opened.add(factor);
+      setup.open(loginId).catch((err) => {
+        opened.delete(factor);
+        const error = $('mfa-setup-error');
+        error.textContent = err.message;
+        error.hidden = false;
+      });
+    }
   };
-  list.onchange = syncPassword;
-  syncPassword();
+  list.onchange = sync;
+  sync();
   $('mfa-skip').hidden = !step.skippable;
   $('mfa-skip').onclick = async () => {
     show('loading');
@@ -53,13 +63,15 @@ function showSetup(step, loginId) {
       error.hidden = false;
       return;
     }
+    /** @type {Record<string, unknown>} */
+    const body = { loginId, factors };
+    for (const factor of factors) {
+      const send = PAGE_FACTORS[factor]?.setup?.send;
+      if (send) body[send.field] = send.read();
+    }
     try {
-      const done = await post('/api/mfa/setup', {
-        loginId,
-        factors,
-        password: needsPassword() ? field('mfa-password').value : undefined,
-      });
-      field('mfa-password').value = '';
+      const done = await post('/api/mfa/setup', body);
+      for (const id of SETUP_INPUTS) field(id).value = '';
       if (done.backupPhrase) return showPhrase(done.backupPhrase, done.url);
       location.replace(done.url);
     } catch (err) {
@@ -96,18 +108,20 @@ function showRecover(step, loginId) {
   $('logo').classList.remove('loading');
   $('mfa-recover-title').textContent = t('recoverTitle');
   $('mfa-recover-note').textContent = t('recoverNote');
-  $('mfa-recover-phrase-label').textContent = t('recoverPhrase');
-  $('mfa-recover-password-label').textContent = t('recoverPassword');
   $('mfa-recover-submit').textContent = t('recoverSubmit');
   let chosen = step.factors[0];
   const choice = $('mfa-recover-choice');
+  /** @type {Array<[string, import('./factors.js').RecoverStep]>} */
+  const steps = Object.entries(PAGE_FACTORS).flatMap(([f, { recover }]) =>
+    recover ? [/** @type {[string, import('./factors.js').RecoverStep]} */ ([f, recover])] : [],
+  );
+  for (const [, recover] of steps) $(`${recover.input}-label`).textContent = t(recover.label);
   const pick = (factor) => {
     chosen = factor;
-    const phrase = factor === 'backUpShareFactor';
-    $('mfa-recover-phrase').hidden = !phrase;
-    $('mfa-recover-phrase-label').hidden = !phrase;
-    $('mfa-recover-password').hidden = phrase;
-    $('mfa-recover-password-label').hidden = phrase;
+    for (const [f, { input }] of steps) {
+      $(input).hidden = f !== factor;
+      $(`${input}-label`).hidden = f !== factor;
+    }
     for (const b of /** @type {HTMLCollectionOf<HTMLElement>} */ (choice.children))
       b.classList.toggle('selected', b.dataset.factor === factor);
   };
@@ -117,7 +131,7 @@ function showRecover(step, loginId) {
       b.type = 'button';
       b.className = 'provider';
       b.dataset.factor = factor;
-      b.textContent = t(factor === 'backUpShareFactor' ? 'recoverPhrase' : 'recoverPassword');
+      b.textContent = t(PAGE_FACTORS[factor]?.recover?.label ?? `factor_${factor}`);
       b.onclick = () => pick(factor);
       return b;
     }),
@@ -126,18 +140,14 @@ function showRecover(step, loginId) {
   $('mfa-recover').onsubmit = async (event) => {
     event.preventDefault();
     const error = $('mfa-recover-error');
-    const factor = {};
-    if (chosen === 'backUpShareFactor') {
-      const words = field('mfa-recover-phrase').value.trim().split(/\s+/);
-      if (words.length !== 24) {
-        error.textContent = t('badPhrase');
-        error.hidden = false;
-        return;
-      }
-      factor.backupPhrase = words.join(' ').toLowerCase();
-    } else {
-      factor.password = field('mfa-recover-password').value;
+    const recover = PAGE_FACTORS[chosen]?.recover;
+    const value = recover?.read(field(recover.input).value);
+    if (!recover || value === undefined) {
+      error.textContent = t('badPhrase');
+      error.hidden = false;
+      return;
     }
+    const factor = { [recover.field]: value };
     try {
       const done = await post('/api/mfa/recover', { loginId });
       const url = new URL(done.url);
@@ -146,8 +156,7 @@ function showRecover(step, loginId) {
       // The rest of the fragment (the /done page's origin) stays as the service made it.
       fragment.set('b64Params', encodeB64({ ...result, mfaFactor: factor }));
       url.hash = fragment.toString();
-      field('mfa-recover-phrase').value = '';
-      field('mfa-recover-password').value = '';
+      for (const [, { input }] of steps) field(input).value = '';
       location.replace(url.href);
     } catch (err) {
       error.textContent = err.message;

@@ -30,11 +30,17 @@ export const STRINGS = {
     phraseNote: 'Write these 24 words down and keep them offline. They are shown only once.',
     phraseDone: 'I have written it down',
     recoverTitle: 'Verify it is you',
-    recoverNote: 'This device has no key share yet. Use your backup phrase or your password.',
+    recoverNote:
+      'This device has no key share yet. Use another factor: your backup phrase, password or authenticator app.',
     recoverPhrase: 'Backup phrase',
     recoverPassword: 'Password',
     recoverSubmit: 'Continue',
     badPhrase: 'A backup phrase has 24 words.',
+    factor_authenticatorFactor: 'Authenticator app',
+    authenticatorNote:
+      'Scan the code with your authenticator app (or add the link below), then enter the 6-digit code it shows.',
+    authenticatorCode: 'Code from the app',
+    recoverCode: 'Authenticator app',
   },
   de: {
     title: 'Bei {app} anmelden',

@@ -27,6 +27,8 @@ export const mfaSettings = refine(
       backUpShareFactor: optional(setting),
       socialBackupFactor: optional(setting),
       passwordFactor: optional(setting),
+      /** Beyond the seed: an authenticator app (TOTP). */
+      authenticatorFactor: optional(setting),
     },
     { shape: `an object with ${list(MFA_FACTORS)}` },
   ),

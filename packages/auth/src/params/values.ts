@@ -75,6 +75,8 @@ export const MFA_FACTORS = [
   'backUpShareFactor',
   'socialBackupFactor',
   'passwordFactor',
+  /** Beyond the seed: an authenticator app (TOTP, RFC 6238). */
+  'authenticatorFactor',
 ] as const;
 
 /** The namespaces `auth.provider` serves. */

@@ -43,6 +43,7 @@ export function productionAuthOptions(
     allowedRedirectOrigins: auth.allowedRedirectOrigins,
     maxSessionTime: auth.maxSessionTime,
     adminToken: auth.adminToken,
+    exportPolicy: auth.exportPolicy,
     legacyNetwork: auth.legacyNetwork as StartAuthServerOptions['legacyNetwork'],
   };
 }

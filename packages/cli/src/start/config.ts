@@ -148,6 +148,15 @@ const authSchema = (env: NodeJS.ProcessEnv) =>
       adminToken: fromEnv(optionalString, env),
       maxSessionTime: optional(integer(1, 365 * 86_400)),
       legacyNetwork: optionalString,
+      /** Per clientId: `app` (default), `user` or `off` (who may read the user's key). */
+      exportPolicy: optional(
+        record(
+          field<'app' | 'user' | 'off'>(
+            (value, at) =>
+              value === 'app' || value === 'user' || value === 'off' || `${at} must be one of app, user, off`,
+          ),
+        ),
+      ),
     },
     { prepare: section_ },
   );

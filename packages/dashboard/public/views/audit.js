@@ -21,6 +21,7 @@ const EVENTS = [
   'mfa.device.added',
   'mfa.device.revoked',
   'session.revoked',
+  'session.reused',
 ];
 
 /**

@@ -1,0 +1,65 @@
+// The page's half of the factor registry: each factor's setup step (the panel shown while it is
+// ticked, what it sends to /api/mfa/setup) and recovery step (its input, its label, what the app's
+// library receives). The service's half is src/factors/, the library's src/mfa-factors.ts.
+import { $, field, post } from './page.js';
+import { t } from './strings.js';
+
+/**
+ * @typedef {{
+ *   panel?: string[],
+ *   open?: (loginId: string) => Promise<void>,
+ *   send?: { field: string, read: () => string },
+ *   libraryOnly?: true,
+ * }} SetupStep
+ * @typedef {{ input: string, label: string, field: string, read: (value: string) => string | undefined }} RecoverStep
+ * @typedef {{ setup?: SetupStep, recover?: RecoverStep }} PageFactor
+ */
+
+/** The authenticator app: a secret made for this login, shown as a QR code and an otpauth:// link. */
+async function enrolAuthenticator(loginId) {
+  $('mfa-authenticator-note').textContent = t('authenticatorNote');
+  $('mfa-authenticator-code-label').textContent = t('authenticatorCode');
+  const { uri, qrSvg } = await post('/api/mfa/authenticator', { loginId });
+  /** @type {HTMLImageElement} */ ($('mfa-authenticator-qr')).src =
+    `data:image/svg+xml;base64,${btoa(qrSvg)}`;
+  field('mfa-authenticator-uri').value = uri;
+}
+
+/** A backup phrase as the service takes it: 24 words, lower case; undefined otherwise. */
+function readPhrase(value) {
+  const words = value.trim().split(/\s+/);
+  return words.length === 24 ? words.join(' ').toLowerCase() : undefined;
+}
+
+/** @type {Record<string, PageFactor>} */
+export const PAGE_FACTORS = {
+  deviceShareFactor: {},
+  backUpShareFactor: {
+    recover: { input: 'mfa-recover-phrase', label: 'recoverPhrase', field: 'backupPhrase', read: readPhrase },
+  },
+  passwordFactor: {
+    setup: {
+      panel: ['mfa-password', 'mfa-password-label'],
+      send: { field: 'password', read: () => field('mfa-password').value },
+    },
+    recover: { input: 'mfa-recover-password', label: 'recoverPassword', field: 'password', read: (v) => v },
+  },
+  // A second login, which the app's library runs.
+  socialBackupFactor: { setup: { libraryOnly: true } },
+  authenticatorFactor: {
+    setup: {
+      panel: ['mfa-authenticator'],
+      open: enrolAuthenticator,
+      send: { field: 'authenticatorCode', read: () => field('mfa-authenticator-code').value.trim() },
+    },
+    recover: {
+      input: 'mfa-recover-code',
+      label: 'recoverCode',
+      field: 'authenticatorCode',
+      read: (v) => v.trim(),
+    },
+  },
+};
+
+/** The setup inputs to clear once they were sent. */
+export const SETUP_INPUTS = ['mfa-password', 'mfa-authenticator-code', 'mfa-authenticator-uri'];
