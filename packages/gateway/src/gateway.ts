@@ -77,6 +77,9 @@ export async function startGateway(
         onHedge: (outcome) => metrics.hedged(n.name, outcome),
       },
     );
+    const relays = (n.broadcastUrls ?? []).map(
+      (url) => new HttpUpstream(url, { timeoutMs: n.timeoutMs, maxResponseBytes: n.maxResponseBytes }),
+    );
     const heads = new HeadTracker(upstreams, n.kind, n.headPollMs);
     const cache = caches.cacheFor(n);
     heads.onHead(({ reorg, finalized }) => {
@@ -91,6 +94,7 @@ export async function startGateway(
       host: n.host,
       methods,
       upstreams,
+      relays,
       heads,
       blockTags: n.kind === 'evm' ? n.blockTags : 'upstream',
       cache,
@@ -203,7 +207,12 @@ export async function startGateway(
         else server.closeAllConnections();
         await closed;
         for (const network of networks) network.heads.stop();
-        await Promise.all(networks.map((n) => (finished ? n.upstreams.close() : n.upstreams.destroy())));
+        await Promise.all(
+          networks.flatMap((n) => [
+            finished ? n.upstreams.close() : n.upstreams.destroy(),
+            ...n.relays.map((relay) => (finished ? relay.close() : relay.destroy())),
+          ]),
+        );
         await caches.close();
         if (!options.stores) await stores.close();
       })();

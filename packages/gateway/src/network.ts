@@ -2,7 +2,7 @@ import type { ResponseCache } from './cache/response-cache.ts';
 import type { MethodTable } from './methods/types.ts';
 import type { ChainContext, NetworkKind, SubscriptionCosts } from './types.ts';
 import type { HeadTracker } from './upstream/head-tracker.ts';
-import type { UpstreamReply } from './upstream/http-upstream.ts';
+import type { HttpUpstream, UpstreamReply } from './upstream/http-upstream.ts';
 import type { UpstreamPool } from './upstream/upstream-pool.ts';
 
 /** One network the gateway serves: its base address, its methods and the nodes behind it. */
@@ -17,6 +17,8 @@ export type Network = {
   host?: string;
   methods: MethodTable;
   upstreams: UpstreamPool;
+  /** Endpoints that take transactions only (`broadcastUrls`: private relays), beside the upstreams. */
+  relays: readonly HttpUpstream[];
   heads: HeadTracker;
   chain: ChainContext;
   /**

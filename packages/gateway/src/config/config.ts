@@ -168,6 +168,17 @@ const networkSchema = (env: NodeJS.ProcessEnv) =>
         (value, at) => value.length > 0 || `${at} must be a non-empty list of URLs`,
         (at) => `${at} must be a non-empty list of URLs`,
       ),
+      /**
+       * Endpoints that take transactions only (private relays): eth_sendRawTransaction goes to them
+       * as well as to every upstream. Never asked anything else.
+       */
+      broadcastUrls: optional(
+        list(
+          fromEnv(httpUrl, env),
+          () => true,
+          (at) => `${at} must be a list of URLs`,
+        ),
+      ),
       /** Credits for methods without an entry in the spec's table. Default 80. */
       passthroughCost: withDefault(integer(0, 1_000_000), 80),
       /** Credits of named methods on this network, overriding the spec's table and `passthroughCost`. */

@@ -16,6 +16,7 @@ import {
   toHexBlockNumber,
 } from './params.ts';
 import { markPendingBlock, markPendingTransaction } from './pending.ts';
+import { sendRawTransactionSpec } from './send-raw-transaction.ts';
 
 async function checkGasCap(value: unknown, blockGasLimit: () => Promise<bigint>, name: string) {
   const call = value as Record<string, unknown>;
@@ -152,7 +153,7 @@ const COMMON_METHODS: MethodSpecs = {
   eth_getCode: passthrough({ blockParam: 1 }),
   eth_getStorageAt: passthrough({ blockParam: 2 }),
   eth_getTransactionCount: passthrough({ blockParam: 1 }),
-  eth_sendRawTransaction: passthrough({ write: true }),
+  eth_sendRawTransaction: sendRawTransactionSpec,
   eth_gasPrice: passthrough(),
   eth_maxPriorityFeePerGas: passthrough(),
   eth_feeHistory: passthrough({ blockParam: 1 }),
