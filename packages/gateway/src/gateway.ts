@@ -57,7 +57,13 @@ export async function startGateway(
   const caches = await openResponseCaches(config, logger);
   const wsUpstreams = new Map<Network, { urls: () => string[]; timeoutMs: number }>();
   const networks: Network[] = config.networks.map((n) => {
-    const methods = methodTableFor(n.kind, n.passthroughCost, n.maxLogsBlockRange, n.methodCosts);
+    const methods = methodTableFor(
+      n.kind,
+      n.passthroughCost,
+      n.maxLogsBlockRange,
+      n.methodCosts,
+      n.maxLogsBlockRangeTotal,
+    );
     const upstreams = new UpstreamPool(
       n.upstreams.map(
         (url) =>
@@ -97,6 +103,7 @@ export async function startGateway(
       relays,
       heads,
       blockTags: n.kind === 'evm' ? n.blockTags : 'upstream',
+      maxResponseBytes: n.maxResponseBytes,
       cache,
       chain: createChainContext(upstreams),
       inflight: new Map(),

@@ -26,6 +26,8 @@ export type Network = {
    * service has reached (and eth_blockNumber is answered with that head); `upstream`: sent as is.
    */
   blockTags: 'agreed' | 'upstream';
+  /** Largest upstream answer, in bytes; also the cap of an answer assembled from several (eth_getLogs in parts). */
+  maxResponseBytes: number;
   /** Finality-aware response cache; undefined when caching is off. */
   cache?: ResponseCache;
   /** Identical requests in flight share one upstream call. */

@@ -200,8 +200,13 @@ const networkSchema = (env: NodeJS.ProcessEnv) =>
       timeoutMs: withDefault(integer(100, 600_000), 30_000),
       /** Largest upstream answer accepted, in bytes. Default 16 MiB. */
       maxResponseBytes: withDefault(integer(1024, 1024 ** 3), 16 * 1024 * 1024),
-      /** Most blocks one eth_getLogs may cover. Default 10000. */
+      /**
+       * Most blocks one upstream is asked for in one eth_getLogs (less once it refuses a range);
+       * a wider request is split into parts. Default 10000.
+       */
       maxLogsBlockRange: withDefault(integer(1, 100_000_000), 10_000),
+      /** Most blocks one eth_getLogs may cover, however it is split. Default 1000000. */
+      maxLogsBlockRangeTotal: withDefault(integer(1, 1_000_000_000), 1_000_000),
       /** How often each upstream is asked for its head (also the health check). Default 2000 ms. */
       headPollMs: withDefault(integer(100, 600_000), 2000),
       /** Finality-aware response cache. */

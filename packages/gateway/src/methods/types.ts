@@ -1,3 +1,4 @@
+import type { ResponseCache } from '../cache/response-cache.ts';
 import type { JsonResult } from '../rpc/json-result.ts';
 import type { JsonRpcError } from '../rpc/jsonrpc.ts';
 import type { ChainContext, NetworkKind } from '../types.ts';
@@ -10,6 +11,11 @@ export type Fleet = {
   /** Extra endpoints that take transactions only (the network's `broadcastUrls`). */
   relays: readonly HttpUpstream[];
   chain: ChainContext;
+  heads: { readonly finalized: number };
+  /** Finality-aware response cache; undefined when caching is off. */
+  cache?: ResponseCache;
+  /** Largest answer, in bytes: also the cap of an answer put together from several. */
+  maxResponseBytes: number;
 };
 
 /** The rules and price of one JSON-RPC method on one kind of network. */

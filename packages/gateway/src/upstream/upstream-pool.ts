@@ -103,6 +103,20 @@ export class UpstreamPool {
     return this.callWithFailover(candidates, method, params);
   }
 
+  /**
+   * Upstreams whose breaker is not open, in the order a call would try them (caught up to
+   * `minHead` and not lagging first, round-robin among equals): for callers that pick the
+   * upstream themselves (eth_getLogs in parts).
+   */
+  inService(minHead?: number): UpstreamMember[] {
+    return this.order(minHead).filter((m) => m.breaker.state !== 'open');
+  }
+
+  /** One call on the given upstream, counted by its breaker (and its head noted) like any call. */
+  callMember(member: UpstreamMember, method: string, params: unknown): Promise<UpstreamReply> {
+    return this.callOnce([member], method, params);
+  }
+
   /** One attempt, on the first upstream that may take it (a write must never run twice). */
   private callOnce(candidates: UpstreamMember[], method: string, params: unknown): Promise<UpstreamReply> {
     const member = candidates.find((m) => m.breaker.allow());
