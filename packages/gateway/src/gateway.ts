@@ -87,6 +87,7 @@ export async function startGateway(
       (url) => new HttpUpstream(url, { timeoutMs: n.timeoutMs, maxResponseBytes: n.maxResponseBytes }),
     );
     const heads = new HeadTracker(upstreams, n.kind, n.headPollMs);
+    if (n.headPush) heads.pushFrom(pushUrls(n.upstreams, n.wsUpstreams), n.timeoutMs);
     const cache = caches.cacheFor(n);
     heads.onHead(({ reorg, finalized }) => {
       if (reorg) cache?.evictAfterReorg(finalized);
@@ -226,4 +227,14 @@ export async function startGateway(
       return closing;
     },
   };
+}
+
+/**
+ * The WebSocket address of each upstream for its pushed heads: the configured `wsUpstreams` when
+ * they pair one to one with `upstreams`, else the upstreams' ws(s):// twins when none are
+ * configured; with another number of `wsUpstreams` they cannot be paired, and heads are polled.
+ */
+function pushUrls(upstreams: readonly string[], wsUpstreams: readonly string[] | undefined) {
+  if (!wsUpstreams) return upstreams.map(wsUrlOf);
+  return wsUpstreams.length === upstreams.length ? wsUpstreams : [];
 }

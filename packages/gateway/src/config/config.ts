@@ -209,6 +209,11 @@ const networkSchema = (env: NodeJS.ProcessEnv) =>
       maxLogsBlockRangeTotal: withDefault(integer(1, 1_000_000_000), 1_000_000),
       /** How often each upstream is asked for its head (also the health check). Default 2000 ms. */
       headPollMs: withDefault(integer(100, 600_000), 2000),
+      /**
+       * Learn new heads from a `newHeads` subscription on each upstream's WebSocket (EVM), as well
+       * as from the polls (a node without WebSocket has the polls only). Default false.
+       */
+      headPush: withDefault(boolean, false),
       /** Finality-aware response cache. */
       cache: cacheSchema,
       /** Circuit breaker: failures in a row that set an upstream aside, and for how long. */
