@@ -75,7 +75,6 @@ describe('eth_getLogs over 100 times the upstreams’ range', () => {
   let anvil: Anvil;
   let seed: EvmSeed;
   let proxy: Awaited<ReturnType<typeof startNarrowProxy>>;
-  let gateway: Gateway;
   let head: number;
   const gateways: Gateway[] = [];
 
