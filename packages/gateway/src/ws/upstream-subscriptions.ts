@@ -51,27 +51,51 @@ type Pending = {
   timer: NodeJS.Timeout;
 };
 
+type Subscription = {
+  type: SubscriptionType;
+  params: unknown[];
+  upstreamId: string;
+  /** newHeads: the number of the last head passed on; -1 before the first. */
+  lastBlock: number;
+  /**
+   * newHeads after a move: heads at or below `lastBlock` are dropped until the new upstream has
+   * passed it (no block twice); while `queue` is set, the gap is being filled and heads wait.
+   */
+  catchingUp: boolean;
+  queue?: { message: Record<string, unknown>; number: number }[];
+};
+
+/** The most blocks a move to another upstream fills in for a newHeads subscription. */
+export const MAX_NEWHEADS_GAP = 256;
+
 export type UpstreamSubscriptionsOptions = {
   /** Upstream WebSocket addresses in the order to try (called when a connection is needed). */
   urls: () => string[];
   timeoutMs: number;
   /** Receives each `eth_subscription` notification of this connection's subscriptions, in order. */
   notify: (message: unknown, subscription: { id: string; type: SubscriptionType }) => void;
-  /** Called when the upstream connection is lost while subscriptions were active. */
+  /** Called when the upstream connection is lost and no other upstream took the subscriptions. */
   lost: () => void;
   gauge?: Gauge.Internal<string>;
 };
 
 /**
  * One client connection's subscriptions, relayed over one upstream WebSocket opened on the first
- * eth_subscribe. Subscription ids are the upstream's (the upstream connection is this client's
- * alone); upstream error text is cleaned of addresses and secrets like HTTP answers are.
+ * eth_subscribe. Subscription ids are the first upstream's (the upstream connection is this
+ * client's alone); upstream error text is cleaned of addresses and secrets like HTTP answers are.
+ * When that upstream's connection is lost, every subscription is made again on the next upstream
+ * under the same id; a newHeads subscription gets the heads it missed, by block number, from
+ * the new upstream (at most `MAX_NEWHEADS_GAP`), and no head twice. A logs subscription resumes
+ * with the new upstream's logs (the logs of the gap are not fetched).
  */
 export class UpstreamSubscriptions {
   private socket: WebSocket | undefined;
   private opening: Promise<WebSocket> | undefined;
   private readonly pending = new Map<number, Pending>();
-  private readonly active = new Map<string, SubscriptionType>();
+  /** The client's subscriptions by the id the client knows (the first upstream's id). */
+  private readonly active = new Map<string, Subscription>();
+  /** The client's id of each subscription by its id on the current upstream. */
+  private readonly byUpstreamId = new Map<string, string>();
   /** Notifications of subscriptions whose eth_subscribe answer is not delivered yet. */
   private readonly held = new Map<string, unknown[]>();
   private nextId = 1;
@@ -93,13 +117,15 @@ export class UpstreamSubscriptions {
     if (!isSubscriptionType(type)) throw invalidParams('eth_subscribe: unknown subscription type');
     const reply = await this.request('eth_subscribe', params, type);
     const id = reply.ok ? reply.result.value : undefined;
+    const subscription = typeof id === 'string' ? this.active.get(id) : undefined;
+    if (subscription) subscription.params = params;
     if (typeof id === 'string') {
       // Notifications that came with the answer wait until the answer itself has been sent
       // (the answer goes out in the same turn of the event loop, after this returns).
       setImmediate(() => {
         const queued = this.held.get(id);
         this.held.delete(id);
-        const type = this.active.get(id);
+        const type = this.active.get(id)?.type;
         if (queued && type) for (const message of queued) this.options.notify(message, { id, type });
       });
     }
@@ -110,9 +136,10 @@ export class UpstreamSubscriptions {
     const [id] = params;
     if (typeof id !== 'string' || params.length !== 1)
       throw invalidParams('eth_unsubscribe takes one parameter: the subscription id');
-    if (!this.active.has(id)) return { ok: true, result: JsonResult.ofValue(false), cache: 'BYPASS' };
+    const subscription = this.active.get(id);
+    if (!subscription) return { ok: true, result: JsonResult.ofValue(false), cache: 'BYPASS' };
     this.forget(id);
-    return this.request('eth_unsubscribe', [id]);
+    return this.request('eth_unsubscribe', [subscription.upstreamId]);
   }
 
   /** Drops every subscription and the upstream connection. */
@@ -125,7 +152,12 @@ export class UpstreamSubscriptions {
   }
 
   private forget(id: string) {
-    if (this.active.delete(id)) this.options.gauge?.dec();
+    const subscription = this.active.get(id);
+    if (subscription) {
+      this.active.delete(id);
+      this.byUpstreamId.delete(subscription.upstreamId);
+      this.options.gauge?.dec();
+    }
     this.held.delete(id);
   }
 
@@ -205,18 +237,19 @@ export class UpstreamSubscriptions {
       return;
     }
     if (message.method === 'eth_subscription') {
-      const subscription = message.params?.subscription;
-      if (typeof subscription !== 'string') return;
-      const type = this.active.get(subscription);
-      if (!type) return;
+      const upstreamId = message.params?.subscription;
+      if (typeof upstreamId !== 'string') return;
+      const id = this.byUpstreamId.get(upstreamId);
+      const subscription = id === undefined ? undefined : this.active.get(id);
+      if (id === undefined || !subscription) return;
       const notification = {
         jsonrpc: '2.0',
         method: 'eth_subscription',
-        params: { subscription, result: message.params?.result },
+        params: { subscription: id, result: message.params?.result },
       };
-      const queued = this.held.get(subscription);
+      const queued = this.held.get(id);
       if (queued) queued.push(notification);
-      else this.options.notify(notification, { id: subscription, type });
+      else this.pass(id, subscription, notification);
       return;
     }
     if (typeof message.id !== 'number') return;
@@ -234,11 +267,37 @@ export class UpstreamSubscriptions {
     }
     if (pending.subscriptionType && typeof message.result === 'string') {
       // Registered here, synchronously, so notifications in the same read are not lost.
-      this.active.set(message.result, pending.subscriptionType);
+      this.active.set(message.result, {
+        type: pending.subscriptionType,
+        params: [pending.subscriptionType],
+        upstreamId: message.result,
+        lastBlock: -1,
+        catchingUp: false,
+      });
+      this.byUpstreamId.set(message.result, message.result);
       this.held.set(message.result, []);
       this.options.gauge?.inc();
     }
     pending.resolve({ ok: true, result: JsonResult.ofValue(message.result ?? null), cache: 'BYPASS' });
+  }
+
+  /** Passes a notification on; for newHeads, in block order across a move, without repeats. */
+  private pass(id: string, subscription: Subscription, notification: { params: { result: unknown } }) {
+    if (subscription.type === 'newHeads') {
+      const number = blockNumberOf(notification.params.result);
+      if (number !== undefined) {
+        if (subscription.queue) {
+          subscription.queue.push({ message: notification, number });
+          return;
+        }
+        if (subscription.catchingUp) {
+          if (number <= subscription.lastBlock) return;
+          subscription.catchingUp = false;
+        }
+        subscription.lastBlock = number;
+      }
+    }
+    this.options.notify(notification, { id, type: subscription.type });
   }
 
   private lostUpstream(socket: WebSocket) {
@@ -246,8 +305,62 @@ export class UpstreamSubscriptions {
     this.socket = undefined;
     this.failPending(new GatewayError('upstreamUnavailable', 'Upstream node unavailable'));
     if (this.active.size > 0 && !this.closed) {
-      for (const id of [...this.active.keys()]) this.forget(id);
-      this.options.lost();
+      this.moveSubscriptions().catch(() => {
+        if (this.closed) return;
+        for (const id of [...this.active.keys()]) this.forget(id);
+        this.options.lost();
+      });
+    }
+  }
+
+  /**
+   * Makes every subscription again on the next upstream that takes a connection, under the ids
+   * the client knows; newHeads subscriptions get the heads of the gap first. Throws when no
+   * upstream takes them.
+   */
+  private async moveSubscriptions() {
+    for (const subscription of this.active.values()) {
+      this.byUpstreamId.delete(subscription.upstreamId);
+      if (subscription.type === 'newHeads') subscription.queue = [];
+    }
+    for (const [id, subscription] of this.active) {
+      const reply = await this.request('eth_subscribe', subscription.params);
+      const upstreamId = reply.ok ? reply.result.value : undefined;
+      if (typeof upstreamId !== 'string') throw new Error('the next upstream refused the subscription');
+      subscription.upstreamId = upstreamId;
+      this.byUpstreamId.set(upstreamId, id);
+    }
+    for (const [id, subscription] of this.active) {
+      if (subscription.type === 'newHeads') await this.fillGap(id, subscription);
+    }
+  }
+
+  /** The heads a newHeads subscription missed while it moved, then the ones that came meanwhile. */
+  private async fillGap(id: string, subscription: Subscription) {
+    try {
+      if (subscription.lastBlock >= 0) {
+        const latest = await this.request('eth_blockNumber', []);
+        const head = latest.ok ? blockNumberOf({ number: latest.result.value }) : undefined;
+        if (head !== undefined) {
+          const from = Math.max(subscription.lastBlock + 1, head - MAX_NEWHEADS_GAP + 1);
+          for (let number = from; number <= head; number++) {
+            const block = await this.request('eth_getBlockByNumber', [`0x${number.toString(16)}`, false]);
+            if (!block.ok || block.result.isNull || !this.active.has(id)) break;
+            const { transactions: _t, uncles: _u, ...header } = block.result.value as Record<string, unknown>;
+            subscription.lastBlock = number;
+            this.options.notify(
+              { jsonrpc: '2.0', method: 'eth_subscription', params: { subscription: id, result: header } },
+              { id, type: subscription.type },
+            );
+          }
+        }
+      }
+    } finally {
+      const queued = subscription.queue ?? [];
+      subscription.queue = undefined;
+      subscription.catchingUp = subscription.lastBlock >= 0;
+      for (const { message } of queued)
+        this.pass(id, subscription, message as { params: { result: unknown } });
     }
   }
 
@@ -258,4 +371,12 @@ export class UpstreamSubscriptions {
       pending.reject(error);
     }
   }
+}
+
+/** The block number of a newHeads result (a header with a hex `number`). */
+function blockNumberOf(result: unknown): number | undefined {
+  const number = (result as { number?: unknown } | null)?.number;
+  return typeof number === 'string' && /^0x[0-9a-fA-F]{1,16}$/.test(number)
+    ? Number(BigInt(number))
+    : undefined;
 }

@@ -1,0 +1,111 @@
+// A client's newHeads subscription outlives the upstream behind it: when that anvil is killed,
+// the gateway subscribes again on the other one under the same id and sends the heads of the gap
+// by block number, so the client sees every block once. The two anvils are mined in step (same
+// numbers, their own hashes); then the second alone mines four blocks nobody hears, and the first
+// is killed: those four are the gap the gateway has to fill.
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { after, before, describe, test } from 'node:test';
+import { type Anvil, startAnvil } from '@portico/devchain';
+import WebSocket from 'ws';
+import { type Gateway, parseConfig, startGateway } from '../src/index.ts';
+
+type Message = {
+  id?: number;
+  result?: unknown;
+  method?: string;
+  params?: { subscription: string; result: { number: string } };
+};
+
+async function mine(anvil: Anvil) {
+  const response = await fetch(anvil.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'evm_mine', params: [] }),
+  });
+  await response.text();
+}
+
+async function until(check: () => boolean, what: string) {
+  const deadline = Date.now() + 15_000;
+  while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(check(), what);
+}
+
+describe('a newHeads subscription across an upstream kill', () => {
+  let first: Anvil;
+  let second: Anvil;
+  let gateway: Gateway;
+  let wsUrl: string;
+  let keyId: string;
+
+  before(async () => {
+    [first, second] = await Promise.all([startAnvil(), startAnvil()]);
+    gateway = await startGateway(
+      parseConfig({
+        port: 0,
+        logLevel: 'silent',
+        networks: [
+          { name: 'local', chainId: 'eip155:31337', upstreams: [first.url, second.url], cache: false },
+        ],
+      }),
+    );
+    const created = await gateway.keys.create({ name: 'subscriber', dailyCredits: 1_000_000 });
+    keyId = (await gateway.keys.authenticate(created.key))!.id;
+    wsUrl = `${gateway.networks[0].baseUrl.replace(/^http/, 'ws')}/ws/v3/${created.key}`;
+  });
+  after(async () => {
+    await gateway?.close();
+    await Promise.all([first?.stop(), second?.stop()]);
+  });
+
+  test('20 blocks: none missing, none twice, one id, each charged once; the socket stays open', {
+    timeout: 60_000,
+  }, async () => {
+    const socket = new WebSocket(wsUrl);
+    const heads: number[] = [];
+    const ids = new Set<string>();
+    let answer: Message | undefined;
+    let closed: number | undefined;
+    socket.on('message', (data) => {
+      const message = JSON.parse(String(data)) as Message;
+      if (message.method === 'eth_subscription' && message.params) {
+        ids.add(message.params.subscription);
+        heads.push(Number(BigInt(message.params.result.number)));
+      } else if (message.id === 1) answer = message;
+    });
+    socket.on('close', (code) => {
+      closed = code;
+    });
+    await once(socket, 'open');
+    socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] }));
+    await until(() => answer !== undefined, 'subscribed');
+    assert.equal(typeof answer?.result, 'string', JSON.stringify(answer));
+    const spentBefore = await gateway.ledger.spent(keyId);
+
+    // Blocks 1 to 6 on both, heard from the first.
+    for (let block = 1; block <= 6; block++) {
+      await Promise.all([mine(first), mine(second)]);
+      await until(() => heads.at(-1) === block, `head ${block} heard`);
+    }
+    // Blocks 7 to 10 on the second only, which no subscription hears: the first falls behind
+    // and is killed, and these four are the gap the gateway must fill from the second.
+    for (let block = 7; block <= 10; block++) await mine(second);
+    await first.stop();
+    // Blocks 11 to 20, pushed by the second.
+    for (let block = 11; block <= 20; block++) {
+      await mine(second);
+      await until(() => heads.at(-1) === block, `head ${block} heard`);
+    }
+    assert.deepEqual(
+      heads,
+      Array.from({ length: 20 }, (_, i) => i + 1),
+      'every block once, in order',
+    );
+    assert.deepEqual([...ids], [answer?.result], 'the id the client was given');
+    assert.equal(closed, undefined, 'the client connection stayed open');
+    const spent = (await gateway.ledger.spent(keyId)) - spentBefore;
+    assert.equal(spent, 20 * 50, 'each delivered head charged once (newHeads: 50)');
+    socket.close();
+  });
+});
