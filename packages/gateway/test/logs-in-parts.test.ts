@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { type Anvil, type EvmSeed, PorticoDemo, seedEvmChain, startAnvil } from '@portico/devchain';
 import { encodeFunctionData } from 'viem';
 import { type Gateway, parseConfig, startGateway } from '../src/index.ts';
-import { remaining, rpc } from './harness.ts';
+import { closedPort, remaining, rpc } from './harness.ts';
 
 const PASSTHROUGH = 80;
 const GATEWAY_RANGE = 20;
@@ -208,6 +208,14 @@ describe('eth_getLogs over 100 times the upstreams’ range', () => {
     } finally {
       await only.close();
     }
+  });
+
+  test('an upstream that cannot be reached: its parts go to the other, the answer is whole', async () => {
+    const url = await start({ upstreams: [`http://127.0.0.1:${await closedPort()}`, anvil.url] });
+    const filter = { fromBlock: '0x0', toBlock: `0x${head.toString(16)}`, address: seed.demoContract };
+    const reply = await rpc(url, 'eth_getLogs', [filter]);
+    assert.equal(reply.body.error, undefined, reply.body.error?.message);
+    assert.deepEqual(reply.body.result, await direct(anvil.url, 'eth_getLogs', [filter]));
   });
 
   test('an answer above maxResponseBytes is refused naming the cap, and costs nothing', async () => {
