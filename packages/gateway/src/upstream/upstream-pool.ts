@@ -112,9 +112,22 @@ export class UpstreamPool {
     return this.order(minHead).filter((m) => m.breaker.state !== 'open');
   }
 
-  /** One call on the given upstream, counted by its breaker (and its head noted) like any call. */
+  /**
+   * One call on the given upstream, counted by its breaker (and its head noted) like any call;
+   * the caller has asked the breaker (`breaker.allow()`) already.
+   */
   callMember(member: UpstreamMember, method: string, params: unknown): Promise<UpstreamReply> {
-    return this.callOnce([member], method, params);
+    return member.upstream.call(method, params).then(
+      (reply) => {
+        member.breaker.success();
+        this.noteHead(member, method, reply);
+        return reply;
+      },
+      (error: unknown) => {
+        member.breaker.failure();
+        throw error;
+      },
+    );
   }
 
   /** One attempt, on the first upstream that may take it (a write must never run twice). */

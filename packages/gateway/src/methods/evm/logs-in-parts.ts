@@ -133,7 +133,10 @@ class LogsInParts {
   /** One range on the best upstream for it, split further when that upstream takes fewer blocks. */
   private async fetchRange(range: Range): Promise<void> {
     if (this.stopped) return;
-    const member = this.fleet.upstreams.inService(range.to)[0];
+    // The first with its breaker closed; else one whose half-open breaker lets a trial through.
+    const candidates = this.fleet.upstreams.inService(range.to);
+    const member =
+      candidates.find((m) => m.breaker.state === 'closed') ?? candidates.find((m) => m.breaker.allow());
     if (!member) throw new GatewayError('upstreamUnavailable', 'No upstream node is available');
     const blocks = range.to - range.from + 1;
     const size = this.ranges.of(member);
