@@ -59,13 +59,6 @@ export class HeadTracker {
     }
   }
 
-  /** Upstreams whose heads arrive by push now (the subscription is open). */
-  pushing(): number {
-    let open = 0;
-    for (const pusher of this.pushers.values()) if (pusher.subscribed) open += 1;
-    return open;
-  }
-
   start() {
     for (const pusher of this.pushers.values()) pusher.start();
     void this.poll();

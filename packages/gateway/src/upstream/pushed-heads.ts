@@ -26,8 +26,6 @@ export class PushedHeads {
   private stopped = false;
   /** Connections in a row that ended without a head. */
   private failures = 0;
-  /** Whether the subscription is open now (the node pushes heads). */
-  subscribed = false;
 
   constructor(private readonly options: PushedHeadsOptions) {}
 
@@ -48,8 +46,8 @@ export class PushedHeads {
       if (!message) return;
       if (message.id === 1) {
         clearTimeout(answerTimer);
-        if (typeof message.result === 'string') this.subscribed = true;
-        else socket.terminate(); // no newHeads there: polls only, asked again later
+        // No newHeads there: polls only, asked again later.
+        if (typeof message.result !== 'string') socket.terminate();
         return;
       }
       const head = headOf(message);
@@ -61,7 +59,6 @@ export class PushedHeads {
     socket.on('error', () => socket.terminate());
     socket.on('close', () => {
       clearTimeout(answerTimer);
-      this.subscribed = false;
       if (this.socket === socket) this.socket = undefined;
       if (this.stopped) return;
       const wait = this.options.retryMs * 2 ** Math.min(this.failures, 6);

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Gauge } from 'prom-client';
 import WebSocket from 'ws';
 import type { ForwardResult } from '../pipeline/forward.ts';
@@ -125,8 +126,11 @@ export class UpstreamSubscriptions {
       setImmediate(() => {
         const queued = this.held.get(id);
         this.held.delete(id);
-        const type = this.active.get(id)?.type;
-        if (queued && type) for (const message of queued) this.options.notify(message, { id, type });
+        const subscription = this.active.get(id);
+        if (queued && subscription) {
+          for (const message of queued)
+            this.pass(id, subscription, message as { params: { result: unknown } });
+        }
       });
     }
     return reply;
@@ -265,20 +269,25 @@ export class UpstreamSubscriptions {
       pending.resolve({ ok: false, error, cache: 'BYPASS' });
       return;
     }
+    let result = message.result ?? null;
     if (pending.subscriptionType && typeof message.result === 'string') {
+      // The client knows a subscription by the id of its first upstream; one that a moved
+      // subscription already holds (a node counting ids from 1) gets an id of the gateway's.
+      const id = this.active.has(message.result) ? `0x${randomBytes(16).toString('hex')}` : message.result;
       // Registered here, synchronously, so notifications in the same read are not lost.
-      this.active.set(message.result, {
+      this.active.set(id, {
         type: pending.subscriptionType,
         params: [pending.subscriptionType],
         upstreamId: message.result,
         lastBlock: -1,
         catchingUp: false,
       });
-      this.byUpstreamId.set(message.result, message.result);
-      this.held.set(message.result, []);
+      this.byUpstreamId.set(message.result, id);
+      this.held.set(id, []);
       this.options.gauge?.inc();
+      result = id;
     }
-    pending.resolve({ ok: true, result: JsonResult.ofValue(message.result ?? null), cache: 'BYPASS' });
+    pending.resolve({ ok: true, result: JsonResult.ofValue(result), cache: 'BYPASS' });
   }
 
   /** Passes a notification on; for newHeads, in block order across a move, without repeats. */
