@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
-import { type Anvil, startAnvil } from '@portico/devchain';
+import { type Anvil, PorticoDemo, seedEvmChain, startAnvil } from '@portico/devchain';
+import { encodeFunctionData } from 'viem';
 import WebSocket from 'ws';
 import { type Gateway, parseConfig, startGateway } from '../src/index.ts';
 
@@ -107,5 +108,71 @@ describe('a newHeads subscription across an upstream kill', () => {
     const spent = (await gateway.ledger.spent(keyId)) - spentBefore;
     assert.equal(spent, 20 * 50, 'each delivered head charged once (newHeads: 50)');
     socket.close();
+  });
+});
+
+describe('a logs subscription across an upstream kill', () => {
+  test('resumes on the other upstream under the same id', { timeout: 60_000 }, async () => {
+    const [first, second] = await Promise.all([startAnvil(), startAnvil()]);
+    const gateway = await startGateway(
+      parseConfig({
+        port: 0,
+        logLevel: 'silent',
+        networks: [
+          { name: 'local', chainId: 'eip155:31337', upstreams: [first.url, second.url], cache: false },
+        ],
+      }),
+    );
+    try {
+      const seed = await seedEvmChain(second.url);
+      const { key } = await gateway.keys.create({ name: 'logs' });
+      const socket = new WebSocket(`${gateway.networks[0].baseUrl.replace(/^http/, 'ws')}/ws/v3/${key}`);
+      const messages: Message[] = [];
+      socket.on('message', (data) => messages.push(JSON.parse(String(data)) as Message));
+      await once(socket, 'open');
+      socket.send(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'eth_subscribe',
+          params: ['logs', { address: seed.demoContract }],
+        }),
+      );
+      await until(() => messages.some((m) => m.id === 1), 'subscribed');
+      const id = messages.find((m) => m.id === 1)?.result;
+      assert.equal(typeof id, 'string');
+      await first.stop();
+      // Stored events on the second upstream, which the subscription hears once it has moved.
+      const data = encodeFunctionData({ abi: PorticoDemo.abi, functionName: 'store', args: [99n] });
+      const sent = async () => {
+        const response = await fetch(second.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'eth_sendTransaction',
+            params: [{ from: seed.accounts[0], to: seed.demoContract, data }],
+          }),
+        });
+        await response.text();
+      };
+      // Sent until one arrives: the move may still be under way when the first is mined.
+      const deadline = Date.now() + 15_000;
+      while (!messages.some((m) => m.method === 'eth_subscription') && Date.now() < deadline) {
+        await sent();
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const log = messages.find((m) => m.method === 'eth_subscription');
+      assert.equal(log?.params?.subscription, id, 'the id the client was given');
+      assert.equal(
+        (log?.params?.result as unknown as { address: string }).address.toLowerCase(),
+        seed.demoContract.toLowerCase(),
+      );
+      socket.close();
+    } finally {
+      await gateway.close();
+      await second.stop();
+    }
   });
 });
