@@ -112,7 +112,9 @@ describe('a newHeads subscription across an upstream kill', () => {
 });
 
 describe('a logs subscription across an upstream kill', () => {
-  test('resumes on the other upstream under the same id', { timeout: 60_000 }, async () => {
+  test('resumes on the other upstream under the same id, with the logs of the gap, none twice', {
+    timeout: 60_000,
+  }, async () => {
     const [first, second] = await Promise.all([startAnvil(), startAnvil()]);
     const gateway = await startGateway(
       parseConfig({
@@ -123,8 +125,27 @@ describe('a logs subscription across an upstream kill', () => {
         ],
       }),
     );
+    const call = async (anvil: Anvil, method: string, params: unknown[]) => {
+      const response = await fetch(anvil.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      });
+      return ((await response.json()) as { result: unknown }).result;
+    };
     try {
-      const seed = await seedEvmChain(second.url);
+      // The same deployment on both: the contract has the same address.
+      const [seed] = await Promise.all([seedEvmChain(first.url), seedEvmChain(second.url)]);
+      await Promise.all([first, second].map((a) => call(a, 'evm_setAutomine', [true])));
+      /** Emits Stored(value) on an anvil; the block it was mined in. */
+      const store = async (anvil: Anvil, value: bigint) => {
+        const data = encodeFunctionData({ abi: PorticoDemo.abi, functionName: 'store', args: [value] });
+        const hash = await call(anvil, 'eth_sendTransaction', [
+          { from: seed.accounts[0], to: seed.demoContract, data },
+        ]);
+        const receipt = (await call(anvil, 'eth_getTransactionReceipt', [hash])) as { blockNumber: string };
+        return Number(BigInt(receipt.blockNumber));
+      };
       const { key } = await gateway.keys.create({ name: 'logs' });
       const socket = new WebSocket(`${gateway.networks[0].baseUrl.replace(/^http/, 'ws')}/ws/v3/${key}`);
       const messages: Message[] = [];
@@ -141,38 +162,33 @@ describe('a logs subscription across an upstream kill', () => {
       await until(() => messages.some((m) => m.id === 1), 'subscribed');
       const id = messages.find((m) => m.id === 1)?.result;
       assert.equal(typeof id, 'string');
+      const logs = () => messages.filter((m) => m.method === 'eth_subscription');
+
+      // One log heard from the first, at the same height as on the second.
+      const [heard] = await Promise.all([store(first, 1n), store(second, 1n)]);
+      await until(() => logs().length === 1, 'the first log heard');
+      // Two logs on the second only, which no subscription hears: the gap.
+      const gap = [await store(second, 2n), await store(second, 3n)];
+      assert.ok(gap[0] > heard, 'the gap comes after the log heard');
       await first.stop();
-      // Stored events on the second upstream, which the subscription hears once it has moved.
-      const data = encodeFunctionData({ abi: PorticoDemo.abi, functionName: 'store', args: [99n] });
-      const sent = async () => {
-        const response = await fetch(second.url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({
-            jsonrpc: '2.0',
-            id: 1,
-            method: 'eth_sendTransaction',
-            params: [{ from: seed.accounts[0], to: seed.demoContract, data }],
-          }),
-        });
-        await response.text();
-      };
-      // Sent until one arrives: the move may still be under way when the first is mined.
-      const deadline = Date.now() + 15_000;
-      while (!messages.some((m) => m.method === 'eth_subscription') && Date.now() < deadline) {
-        await sent();
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      const log = messages.find((m) => m.method === 'eth_subscription');
-      assert.equal(log?.params?.subscription, id, 'the id the client was given');
-      assert.equal(
-        (log?.params?.result as unknown as { address: string }).address.toLowerCase(),
-        seed.demoContract.toLowerCase(),
+      await until(() => logs().length === 3, 'the gap’s two logs sent');
+      const after = await store(second, 4n);
+      await until(() => logs().length === 4, 'a log heard from the second');
+      assert.deepEqual(
+        logs().map((m) =>
+          Number(BigInt((m.params?.result as unknown as { blockNumber: string }).blockNumber)),
+        ),
+        [heard, ...gap, after],
+        'every log once, in order',
+      );
+      assert.ok(
+        logs().every((m) => m.params?.subscription === id),
+        'under the id the client was given',
       );
       socket.close();
     } finally {
       await gateway.close();
-      await second.stop();
+      await Promise.all([first.stop(), second.stop()]);
     }
   });
 });

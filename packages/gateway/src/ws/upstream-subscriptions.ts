@@ -56,18 +56,25 @@ type Subscription = {
   type: SubscriptionType;
   params: unknown[];
   upstreamId: string;
-  /** newHeads: the number of the last head passed on; -1 before the first. */
-  lastBlock: number;
   /**
-   * newHeads after a move: heads at or below `lastBlock` are dropped until the new upstream has
-   * passed it (no block twice); while `queue` is set, the gap is being filled and heads wait.
+   * Where the client is: newHeads, the number of the last head passed on; logs, the last log's
+   * block and index (`positionOf`), or the head when it subscribed while no log has come; -1
+   * while unknown.
+   */
+  last: number;
+  /**
+   * After a move: notifications at or before `last` are dropped until the new upstream has passed
+   * it (nothing twice); while `queue` is set, the gap is being filled and notifications wait.
    */
   catchingUp: boolean;
-  queue?: { message: Record<string, unknown>; number: number }[];
+  queue?: { params: { result: unknown } }[];
 };
 
-/** The most blocks a move to another upstream fills in for a newHeads subscription. */
-export const MAX_NEWHEADS_GAP = 256;
+/** The most blocks a move to another upstream fills in (heads, or the logs of the blocks). */
+export const MAX_GAP_BLOCKS = 256;
+
+/** A log's place in the chain as one number: block, then index in the block. */
+const LOGS_PER_BLOCK = 1_000_000;
 
 export type UpstreamSubscriptionsOptions = {
   /** Upstream WebSocket addresses in the order to try (called when a connection is needed). */
@@ -85,9 +92,9 @@ export type UpstreamSubscriptionsOptions = {
  * eth_subscribe. Subscription ids are the first upstream's (the upstream connection is this
  * client's alone); upstream error text is cleaned of addresses and secrets like HTTP answers are.
  * When that upstream's connection is lost, every subscription is made again on the next upstream
- * under the same id; a newHeads subscription gets the heads it missed, by block number, from
- * the new upstream (at most `MAX_NEWHEADS_GAP`), and no head twice. A logs subscription resumes
- * with the new upstream's logs (the logs of the gap are not fetched).
+ * under the same id, and gets what it missed from the new upstream (at most `MAX_GAP_BLOCKS`
+ * blocks back): a newHeads subscription the heads by block number, a logs subscription the logs
+ * after the last one it was sent (or after the head when it subscribed); nothing twice.
  */
 export class UpstreamSubscriptions {
   private socket: WebSocket | undefined;
@@ -119,7 +126,20 @@ export class UpstreamSubscriptions {
     const reply = await this.request('eth_subscribe', params, type);
     const id = reply.ok ? reply.result.value : undefined;
     const subscription = typeof id === 'string' ? this.active.get(id) : undefined;
-    if (subscription) subscription.params = params;
+    if (subscription) {
+      subscription.params = params;
+      // Where a logs subscription starts, so that a move knows which logs the client has not had.
+      if (type === 'logs') {
+        this.request('eth_blockNumber', []).then(
+          (head) => {
+            const number = head.ok ? blockNumberOf({ number: head.result.value }) : undefined;
+            if (number !== undefined && subscription.last < 0)
+              subscription.last = number * LOGS_PER_BLOCK + LOGS_PER_BLOCK - 1;
+          },
+          () => {},
+        );
+      }
+    }
     if (typeof id === 'string') {
       // Notifications that came with the answer wait until the answer itself has been sent
       // (the answer goes out in the same turn of the event loop, after this returns).
@@ -279,7 +299,7 @@ export class UpstreamSubscriptions {
         type: pending.subscriptionType,
         params: [pending.subscriptionType],
         upstreamId: message.result,
-        lastBlock: -1,
+        last: -1,
         catchingUp: false,
       });
       this.byUpstreamId.set(message.result, id);
@@ -290,21 +310,19 @@ export class UpstreamSubscriptions {
     pending.resolve({ ok: true, result: JsonResult.ofValue(result), cache: 'BYPASS' });
   }
 
-  /** Passes a notification on; for newHeads, in block order across a move, without repeats. */
+  /** Passes a notification on, in chain order across a move, without repeats. */
   private pass(id: string, subscription: Subscription, notification: { params: { result: unknown } }) {
-    if (subscription.type === 'newHeads') {
-      const number = blockNumberOf(notification.params.result);
-      if (number !== undefined) {
-        if (subscription.queue) {
-          subscription.queue.push({ message: notification, number });
-          return;
-        }
-        if (subscription.catchingUp) {
-          if (number <= subscription.lastBlock) return;
-          subscription.catchingUp = false;
-        }
-        subscription.lastBlock = number;
+    const position = positionOf(subscription.type, notification.params.result);
+    if (position !== undefined) {
+      if (subscription.queue) {
+        subscription.queue.push(notification);
+        return;
       }
+      if (subscription.catchingUp) {
+        if (position <= subscription.last) return;
+        subscription.catchingUp = false;
+      }
+      subscription.last = position;
     }
     this.options.notify(notification, { id, type: subscription.type });
   }
@@ -330,7 +348,7 @@ export class UpstreamSubscriptions {
   private async moveSubscriptions() {
     for (const subscription of this.active.values()) {
       this.byUpstreamId.delete(subscription.upstreamId);
-      if (subscription.type === 'newHeads') subscription.queue = [];
+      subscription.queue = [];
     }
     for (const [id, subscription] of this.active) {
       const reply = await this.request('eth_subscribe', subscription.params);
@@ -339,38 +357,64 @@ export class UpstreamSubscriptions {
       subscription.upstreamId = upstreamId;
       this.byUpstreamId.set(upstreamId, id);
     }
-    for (const [id, subscription] of this.active) {
-      if (subscription.type === 'newHeads') await this.fillGap(id, subscription);
-    }
+    for (const [id, subscription] of this.active) await this.fillGap(id, subscription);
   }
 
-  /** The heads a newHeads subscription missed while it moved, then the ones that came meanwhile. */
+  /**
+   * What a subscription missed while it moved (newHeads: the heads by number; logs: the logs
+   * after the last one passed on, from an eth_getLogs), then what came meanwhile.
+   */
   private async fillGap(id: string, subscription: Subscription) {
     try {
-      if (subscription.lastBlock >= 0) {
+      if (subscription.last >= 0) {
         const latest = await this.request('eth_blockNumber', []);
         const head = latest.ok ? blockNumberOf({ number: latest.result.value }) : undefined;
         if (head !== undefined) {
-          const from = Math.max(subscription.lastBlock + 1, head - MAX_NEWHEADS_GAP + 1);
-          for (let number = from; number <= head; number++) {
-            const block = await this.request('eth_getBlockByNumber', [`0x${number.toString(16)}`, false]);
-            if (!block.ok || block.result.isNull || !this.active.has(id)) break;
-            const { transactions: _t, uncles: _u, ...header } = block.result.value as Record<string, unknown>;
-            subscription.lastBlock = number;
-            this.options.notify(
-              { jsonrpc: '2.0', method: 'eth_subscription', params: { subscription: id, result: header } },
-              { id, type: subscription.type },
-            );
-          }
+          if (subscription.type === 'newHeads') await this.fillHeads(id, subscription, head);
+          else await this.fillLogs(id, subscription, head);
         }
       }
     } finally {
       const queued = subscription.queue ?? [];
       subscription.queue = undefined;
-      subscription.catchingUp = subscription.lastBlock >= 0;
-      for (const { message } of queued)
-        this.pass(id, subscription, message as { params: { result: unknown } });
+      subscription.catchingUp = subscription.last >= 0;
+      for (const message of queued) this.pass(id, subscription, message);
     }
+  }
+
+  private async fillHeads(id: string, subscription: Subscription, head: number) {
+    const from = Math.max(subscription.last + 1, head - MAX_GAP_BLOCKS + 1);
+    for (let number = from; number <= head; number++) {
+      const block = await this.request('eth_getBlockByNumber', [`0x${number.toString(16)}`, false]);
+      if (!block.ok || block.result.isNull || !this.active.has(id)) break;
+      const { transactions: _t, uncles: _u, ...header } = block.result.value as Record<string, unknown>;
+      this.deliver(id, subscription, header, number);
+    }
+  }
+
+  private async fillLogs(id: string, subscription: Subscription, head: number) {
+    const lastBlock = Math.floor(subscription.last / LOGS_PER_BLOCK);
+    const from = Math.max(lastBlock, head - MAX_GAP_BLOCKS + 1);
+    if (from > head) return;
+    const filter = (subscription.params[1] ?? {}) as Record<string, unknown>;
+    const reply = await this.request('eth_getLogs', [
+      { ...filter, fromBlock: `0x${from.toString(16)}`, toBlock: `0x${head.toString(16)}` },
+    ]);
+    const logs = reply.ok ? reply.result.value : undefined;
+    if (!Array.isArray(logs)) return;
+    for (const log of logs) {
+      const position = positionOf('logs', log);
+      if (position === undefined || position <= subscription.last || !this.active.has(id)) continue;
+      this.deliver(id, subscription, log, position);
+    }
+  }
+
+  private deliver(id: string, subscription: Subscription, result: unknown, position: number) {
+    subscription.last = position;
+    this.options.notify(
+      { jsonrpc: '2.0', method: 'eth_subscription', params: { subscription: id, result } },
+      { id, type: subscription.type },
+    );
   }
 
   private failPending(error: GatewayError) {
@@ -380,6 +424,22 @@ export class UpstreamSubscriptions {
       pending.reject(error);
     }
   }
+}
+
+/**
+ * A notification's place in the chain: a head's number; a log's block and index as one number.
+ * Undefined for what has none, and for a log a reorg removed (`removed: true`), which is passed on
+ * as it comes.
+ */
+function positionOf(type: SubscriptionType, result: unknown): number | undefined {
+  if (type === 'newHeads') return blockNumberOf(result);
+  const log = result as { blockNumber?: unknown; logIndex?: unknown; removed?: unknown } | null;
+  if (log?.removed === true) return undefined;
+  const block = blockNumberOf({ number: log?.blockNumber });
+  const index = blockNumberOf({ number: log?.logIndex });
+  return block === undefined || index === undefined || index >= LOGS_PER_BLOCK
+    ? undefined
+    : block * LOGS_PER_BLOCK + index;
 }
 
 /** The block number of a newHeads result (a header with a hex `number`). */
