@@ -176,7 +176,7 @@ describe('a logs subscription across an upstream kill', () => {
       await until(() => logs().length === 4, 'a log heard from the second');
       assert.deepEqual(
         logs().map((m) =>
-          Number(BigInt((m.params?.result as unknown as { blockNumber: string }).blockNumber)),
+          Number(BigInt(String((m.params?.result as { blockNumber?: string } | undefined)?.blockNumber))),
         ),
         [heard, ...gap, after],
         'every log once, in order',
