@@ -57,7 +57,13 @@ export async function startGateway(
   const caches = await openResponseCaches(config, logger);
   const wsUpstreams = new Map<Network, { urls: () => string[]; timeoutMs: number }>();
   const networks: Network[] = config.networks.map((n) => {
-    const methods = methodTableFor(n.kind, n.passthroughCost, n.maxLogsBlockRange, n.methodCosts);
+    const methods = methodTableFor(
+      n.kind,
+      n.passthroughCost,
+      n.maxLogsBlockRange,
+      n.methodCosts,
+      n.maxLogsBlockRangeTotal,
+    );
     const upstreams = new UpstreamPool(
       n.upstreams.map(
         (entry) =>
@@ -81,7 +87,11 @@ export async function startGateway(
         maxLag: n.maxLagBlocks,
       },
     );
+    const relays = (n.broadcastUrls ?? []).map(
+      (url) => new HttpUpstream(url, { timeoutMs: n.timeoutMs, maxResponseBytes: n.maxResponseBytes }),
+    );
     const heads = new HeadTracker(upstreams, n.kind, n.headPollMs);
+    if (n.headPush) heads.pushFrom(pushUrls(n.upstreams, n.wsUpstreams), n.timeoutMs);
     const cache = caches.cacheFor(n);
     heads.onHead(({ reorg, finalized }) => {
       if (reorg) cache?.evictAfterReorg(finalized);
@@ -95,8 +105,10 @@ export async function startGateway(
       host: n.host,
       methods,
       upstreams,
+      relays,
       heads,
       blockTags: n.kind === 'evm' ? n.blockTags : 'upstream',
+      maxResponseBytes: n.maxResponseBytes,
       cache,
       chain: createChainContext(upstreams),
       inflight: new Map(),
@@ -208,11 +220,29 @@ export async function startGateway(
         else server.closeAllConnections();
         await closed;
         for (const network of networks) network.heads.stop();
-        await Promise.all(networks.map((n) => (finished ? n.upstreams.close() : n.upstreams.destroy())));
+        await Promise.all(
+          networks.flatMap((n) => [
+            finished ? n.upstreams.close() : n.upstreams.destroy(),
+            ...n.relays.map((relay) => (finished ? relay.close() : relay.destroy())),
+          ]),
+        );
         await caches.close();
         if (!options.stores) await stores.close();
       })();
       return closing;
     },
   };
+}
+
+/**
+ * The WebSocket address of each upstream for its pushed heads: the configured `wsUpstreams` when
+ * they pair one to one with `upstreams`, else the upstreams' ws(s):// twins when none are
+ * configured; with another number of `wsUpstreams` they cannot be paired, and heads are polled.
+ */
+function pushUrls(
+  upstreams: readonly (string | { url: string })[],
+  wsUpstreams: readonly string[] | undefined,
+) {
+  if (!wsUpstreams) return upstreams.map((entry) => wsUrlOf(typeof entry === 'string' ? entry : entry.url));
+  return wsUpstreams.length === upstreams.length ? wsUpstreams : [];
 }

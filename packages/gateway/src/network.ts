@@ -2,7 +2,7 @@ import type { ResponseCache } from './cache/response-cache.ts';
 import type { MethodTable } from './methods/types.ts';
 import type { ChainContext, NetworkKind, SubscriptionCosts } from './types.ts';
 import type { HeadTracker } from './upstream/head-tracker.ts';
-import type { UpstreamReply } from './upstream/http-upstream.ts';
+import type { HttpUpstream, UpstreamReply } from './upstream/http-upstream.ts';
 import type { UpstreamPool } from './upstream/upstream-pool.ts';
 
 /** One network the gateway serves: its base address, its methods and the nodes behind it. */
@@ -17,6 +17,8 @@ export type Network = {
   host?: string;
   methods: MethodTable;
   upstreams: UpstreamPool;
+  /** Endpoints that take transactions only (`broadcastUrls`: private relays), beside the upstreams. */
+  relays: readonly HttpUpstream[];
   heads: HeadTracker;
   chain: ChainContext;
   /**
@@ -24,6 +26,8 @@ export type Network = {
    * service has reached (and eth_blockNumber is answered with that head); `upstream`: sent as is.
    */
   blockTags: 'agreed' | 'upstream';
+  /** Largest upstream answer, in bytes; also the cap of an answer assembled from several (eth_getLogs in parts). */
+  maxResponseBytes: number;
   /** Finality-aware response cache; undefined when caching is off. */
   cache?: ResponseCache;
   /** Identical requests in flight share one upstream call. */

@@ -22,7 +22,7 @@ describe('eth_getLogs block range', () => {
   });
 
   test('a range above the cap is -32602 with the numbers, and costs nothing', async () => {
-    const gateway = await limitedGateway({ maxLogsBlockRange: 100 });
+    const gateway = await limitedGateway({ maxLogsBlockRangeTotal: 100 });
     try {
       const { key } = await gateway.keys.create({ name: 'logs' });
       const url = `${gateway.networks[0].baseUrl}/v3/${key}`;
@@ -31,7 +31,7 @@ describe('eth_getLogs block range', () => {
       assert.equal(reply.body.error?.code, -32602);
       assert.match(
         reply.body.error?.message ?? '',
-        /block range too large: 201 blocks \(0 to 200\), at most 100/,
+        /block range too large: 201 blocks \(0 to 200\), at most 100 per request \(maxLogsBlockRangeTotal\)/,
       );
       assert.equal(remaining(await rpc(url, 'eth_chainId')), (before ?? 0) - 80);
     } finally {

@@ -185,6 +185,17 @@ const networkSchema = (env: NodeJS.ProcessEnv) =>
         (value, at) => value.length > 0 || `${at} must be a non-empty list of URLs`,
         (at) => `${at} must be a non-empty list of URLs`,
       ),
+      /**
+       * Endpoints that take transactions only (private relays): eth_sendRawTransaction goes to them
+       * as well as to every upstream. Never asked anything else.
+       */
+      broadcastUrls: optional(
+        list(
+          fromEnv(httpUrl, env),
+          () => true,
+          (at) => `${at} must be a list of URLs`,
+        ),
+      ),
       /** Credits for methods without an entry in the spec's table. Default 80. */
       passthroughCost: withDefault(integer(0, 1_000_000), 80),
       /** Credits of named methods on this network, overriding the spec's table and `passthroughCost`. */
@@ -206,7 +217,10 @@ const networkSchema = (env: NodeJS.ProcessEnv) =>
       timeoutMs: withDefault(integer(100, 600_000), 30_000),
       /** Largest upstream answer accepted, in bytes. Default 16 MiB. */
       maxResponseBytes: withDefault(integer(1024, 1024 ** 3), 16 * 1024 * 1024),
-      /** Most blocks one eth_getLogs may cover. Default 10000. */
+      /**
+       * Most blocks one upstream is asked for in one eth_getLogs (less once it refuses a range);
+       * a wider request is split into parts. Default 10000.
+       */
       maxLogsBlockRange: withDefault(integer(1, 100_000_000), 10_000),
       /**
        * An upstream behind the head the others agree on by more than this many blocks gets no calls
@@ -215,8 +229,15 @@ const networkSchema = (env: NodeJS.ProcessEnv) =>
       maxLagBlocks: withDefault(integer(0, 1_000_000), 5),
       /** How long a method an upstream answered it does not serve is sent to the others only. Default 10 minutes. */
       refusedMethodTtlMs: withDefault(integer(1000, 86_400_000), 600_000),
+      /** Most blocks one eth_getLogs may cover, however it is split. Default 1000000. */
+      maxLogsBlockRangeTotal: withDefault(integer(1, 1_000_000_000), 1_000_000),
       /** How often each upstream is asked for its head (also the health check). Default 2000 ms. */
       headPollMs: withDefault(integer(100, 600_000), 2000),
+      /**
+       * Learn new heads from a `newHeads` subscription on each upstream's WebSocket (EVM), as well
+       * as from the polls (a node without WebSocket has the polls only). Default false.
+       */
+      headPush: withDefault(boolean, false),
       /** Finality-aware response cache. */
       cache: cacheSchema,
       /** Circuit breaker: failures in a row that set an upstream aside, and for how long. */

@@ -9,8 +9,10 @@ export function methodTableFor(
   passthroughCost: number,
   maxLogsBlockRange?: number,
   methodCosts?: Readonly<Record<string, number>>,
+  maxLogsBlockRangeTotal?: number,
 ): MethodTable {
-  if (kind === 'evm') return evmMethodTable(passthroughCost, maxLogsBlockRange, methodCosts);
+  if (kind === 'evm')
+    return evmMethodTable(passthroughCost, maxLogsBlockRange, methodCosts, maxLogsBlockRangeTotal);
   if (kind === 'solana') return solanaMethodTable(passthroughCost, methodCosts);
   throw new Error(`networks of kind ${kind} are not supported yet`);
 }

@@ -22,7 +22,14 @@ export function methodTable(
         ? passthroughCost
         : spec.cost;
     resolved.set(name, { ...spec, cost });
-    rules.set(name, { cost, check: spec.check, prepare: spec.prepare, finish: spec.finish });
+    rules.set(name, {
+      cost,
+      check: spec.check,
+      prepare: spec.prepare,
+      finish: spec.finish,
+      serve: spec.serve,
+      price: spec.price,
+    });
     if (spec.write) writes.add(name);
   }
   return { kind, specs: resolved, rules, passthroughCost, writes, hooks };

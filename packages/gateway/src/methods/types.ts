@@ -1,7 +1,22 @@
+import type { ResponseCache } from '../cache/response-cache.ts';
 import type { JsonResult } from '../rpc/json-result.ts';
 import type { JsonRpcError } from '../rpc/jsonrpc.ts';
 import type { ChainContext, NetworkKind } from '../types.ts';
-import type { AgreedHeights } from '../upstream/upstream-pool.ts';
+import type { HttpUpstream, UpstreamReply } from '../upstream/http-upstream.ts';
+import type { AgreedHeights, UpstreamPool } from '../upstream/upstream-pool.ts';
+
+/** What a method that is not sent to one upstream (`serve`) may use of its network. */
+export type Fleet = {
+  upstreams: UpstreamPool;
+  /** Extra endpoints that take transactions only (the network's `broadcastUrls`). */
+  relays: readonly HttpUpstream[];
+  chain: ChainContext;
+  heads: { readonly finalized: number };
+  /** Finality-aware response cache; undefined when caching is off. */
+  cache?: ResponseCache;
+  /** Largest answer, in bytes: also the cap of an answer put together from several. */
+  maxResponseBytes: number;
+};
 
 /** The rules and price of one JSON-RPC method on one kind of network. */
 export type MethodRule = {
@@ -16,6 +31,17 @@ export type MethodRule = {
    * Reading `result.value` parses the node's text: only a rule that changes the result should.
    */
   finish?: (result: JsonResult, params: unknown[]) => JsonResult;
+  /**
+   * Serves the call itself instead of sending it to one upstream (a transaction to every node, a
+   * wide eth_getLogs in parts); undefined: the usual path (cache, merged calls, one upstream).
+   * Called with the prepared (and pinned) parameters after they passed `check`.
+   */
+  serve?: (params: unknown[], fleet: Fleet) => Promise<UpstreamReply> | undefined;
+  /**
+   * The price of this call when it depends on its parameters (eth_getLogs by blocks); `cost` is
+   * the method's configured price. Absent: `cost`.
+   */
+  price?: (params: unknown[], chain: ChainContext, cost: number) => number | Promise<number>;
 };
 
 /**

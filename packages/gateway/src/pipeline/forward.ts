@@ -33,6 +33,9 @@ export async function forward(
     if ('answer' in pinned) return { ok: true, result: JsonResult.ofValue(pinned.answer), cache: 'BYPASS' };
     upstreamParams = pinned.params;
   }
+  // A method that serves itself (a transaction to every node, a wide eth_getLogs in parts).
+  const served = rule.serve?.(upstreamParams, network);
+  if (served) return finished(network, rule, params, await served, 'BYPASS');
   const requested = hooks.requestedBlock?.(method, upstreamParams);
   if (requested?.nullBeyondHeads) {
     // Known at once for a block at or below the best head; a poll first for one above it.

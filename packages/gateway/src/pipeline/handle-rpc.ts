@@ -172,11 +172,13 @@ async function handleItem(
     if (checked) await checked;
     if (mayHoldBigIntegers(params))
       refuseInexactNumbers(params, 'prepare' in rule ? rule.prepare : undefined);
-    const limited = limitRate(deps.rateLimiter, key, request.method, rule.cost);
+    const priced = rule.price ? rule.price(params, network.chain, rule.cost) : rule.cost;
+    const price = typeof priced === 'number' ? priced : await priced;
+    const limited = limitRate(deps.rateLimiter, key, request.method, price);
     if (limited) await limited;
-    const charged = charge(deps.ledger, key, request.method, rule.cost);
+    const charged = charge(deps.ledger, key, request.method, price);
     remaining = typeof charged === 'number' ? charged : await charged;
-    cost = rule.cost;
+    cost = price;
     const reply = own ? await own.call(params) : await forward(network, rule, request.method, params);
     if (!reply.ok && PARAMETER_REFUSALS.has(reply.error.code)) throw refusedByNode(reply.error);
     deps.usage.record(key.id, request.method, cost, reply.ok ? undefined : reply.error.code);

@@ -19,6 +19,8 @@ export const GATEWAY_ERRORS = {
   /** Arrays and objects nested beyond `maxJsonDepth`: refused before the body is parsed. */
   nestingTooDeep: { evm: -32600, solana: -32600, http: 400 },
   bodyTooLarge: { evm: -32021, solana: -32045, http: 413 },
+  /** An answer the gateway assembles (eth_getLogs in parts) would pass `maxResponseBytes`. */
+  answerTooLarge: { evm: -32005, solana: -32047, http: 200 },
   upstreamUnavailable: { evm: -32603, solana: -32603, http: 502 },
   upstreamTimeout: { evm: -32603, solana: -32603, http: 504 },
   /** A shared store (Redis balances, PostgreSQL keys) cannot be reached and the gateway fails closed. */

@@ -1,5 +1,6 @@
 import type { NetworkKind } from '../types.ts';
 import type { UpstreamReply } from './http-upstream.ts';
+import { PushedHeads } from './pushed-heads.ts';
 import type { UpstreamMember, UpstreamPool } from './upstream-pool.ts';
 
 type BlockHeader = { number?: string; hash?: string; parentHash?: string };
@@ -17,7 +18,9 @@ export type HeadListener = (event: { head: ChainHead; finalized: number; reorg: 
 /**
  * Polls every upstream for its head (and the chain's finalized block): the poll is also the
  * health check — an upstream that answers is brought back from the breaker, one that fails is
- * counted against it. Listeners hear of new heads, of the finalized height and of reorgs.
+ * counted against it. Upstreams with a WebSocket also push their new heads (`pushFrom`), which
+ * move what the gateway knows at once; the polls stay for `safe`, `finalized`, health, and for
+ * upstreams without one. Listeners hear of new heads, of the finalized height and of reorgs.
  */
 export class HeadTracker {
   head: ChainHead | undefined;
@@ -25,6 +28,11 @@ export class HeadTracker {
   private timer: NodeJS.Timeout | undefined;
   private readonly listeners: HeadListener[] = [];
   private polling: Promise<void> | undefined;
+  private readonly pushers = new Map<UpstreamMember, PushedHeads>();
+  /** Hashes of the heads announced lately, by number: a poll that read an older head is no reorg. */
+  private readonly announced = new Map<number, string | null>();
+  /** Heads pushed so far: a poll that saw pushes while it ran may have read an older head. */
+  private pushes = 0;
 
   constructor(
     private readonly pool: UpstreamPool,
@@ -32,7 +40,27 @@ export class HeadTracker {
     private readonly pollMs = 2000,
   ) {}
 
+  /**
+   * Learns heads also from a `newHeads` subscription on each upstream that has a WebSocket
+   * address (`urls[i]` for upstream i; undefined: polls only). EVM only; call before `start`.
+   */
+  pushFrom(urls: readonly (string | undefined)[], timeoutMs: number) {
+    if (this.kind !== 'evm') return;
+    for (const [i, member] of this.pool.members.entries()) {
+      const url = urls[i];
+      if (!url) continue;
+      const pusher = new PushedHeads({
+        url,
+        timeoutMs,
+        retryMs: Math.max(5 * this.pollMs, 5000),
+        onHead: (head) => this.pushed(member, head),
+      });
+      this.pushers.set(member, pusher);
+    }
+  }
+
   start() {
+    for (const pusher of this.pushers.values()) pusher.start();
     void this.poll();
     this.timer = setInterval(() => void this.poll(), this.pollMs);
     this.timer.unref();
@@ -44,15 +72,17 @@ export class HeadTracker {
 
   /** Polls all upstreams now (concurrent calls share one poll). */
   poll(): Promise<void> {
-    this.polling ??= Promise.all(this.pool.members.map((m) => this.pollMember(m)))
-      .then(() => this.publish())
+    const pushes = this.pushes;
+    this.polling ??= Promise.all(this.pool.members.map((m) => this.pollMember(m, pushes)))
+      .then(() => this.publish(pushes))
       .finally(() => {
         this.polling = undefined;
       });
     return this.polling;
   }
 
-  private async pollMember(member: UpstreamMember) {
+  /** `pushes`: the count of pushed heads when the poll began. */
+  private async pollMember(member: UpstreamMember, pushes: number) {
     // A node that hangs must not hold up the other upstreams' polls: the poll gives up in time.
     const signal = AbortSignal.timeout(Math.max(this.pollMs, 1000));
     const call = (method: string, params: unknown[]) => member.upstream.call(method, params, signal);
@@ -65,12 +95,14 @@ export class HeadTracker {
         ]);
         const block = latest.ok ? (latest.result.value as BlockHeader | null) : null;
         if (!block?.number) throw new Error('no head');
-        member.head = Number(BigInt(block.number));
+        const polled = Number(BigInt(block.number));
+        // A head pushed while the poll was under way is newer than the poll's answer.
+        member.head = this.pushes !== pushes ? Math.max(member.head, polled) : polled;
         member.safe = numberOfBlock(safe);
         member.finalized = numberOfBlock(finalized);
         this.nextFinalized = Math.max(this.nextFinalized, member.finalized);
         this.polledHeads.set(member, {
-          number: member.head,
+          number: polled,
           hash: block.hash ?? null,
           parentHash: block.parentHash ?? null,
         });
@@ -108,7 +140,7 @@ export class HeadTracker {
     return undefined;
   }
 
-  private publish() {
+  private publish(pushes: number) {
     const next = this.agreedHead();
     this.polledHeads.clear();
     // The finalized height is what the upstreams in service agree on now (the lowest among those
@@ -120,6 +152,32 @@ export class HeadTracker {
     this.nextFinalized = -1;
     if (!next) return;
     const previous = this.head;
+    // The poll read a head already announced while a push came with a newer one: nothing new,
+    // no reorg. (Without a push in between, a lower head is the chain going back: a reorg.)
+    if (
+      previous &&
+      this.pushes !== pushes &&
+      next.number < previous.number &&
+      this.announced.get(next.number) === next.hash
+    )
+      return;
+    this.announce(next);
+  }
+
+  /** A head an upstream pushed: that upstream's head at once, and the network's when it is news. */
+  private pushed(member: UpstreamMember, head: ChainHead) {
+    this.pushes += 1;
+    member.head = head.number;
+    const previous = this.head;
+    // Another upstream is ahead: the network's head stays (a shorter reorg shows in the polls).
+    if (previous && head.number < previous.number) return;
+    // Nor does one node alone move it past the head the upstreams in service agree on.
+    if (head.number > this.pool.networkHead()) return;
+    this.announce(head);
+  }
+
+  private announce(next: ChainHead) {
+    const previous = this.head;
     if (previous && previous.number === next.number && previous.hash === next.hash) return;
     // A reorg: the new head does not extend the one we knew (same height or lower with another
     // hash, or the next block's parent is not our head).
@@ -129,10 +187,13 @@ export class HeadTracker {
       ((next.number <= previous.number && next.hash !== previous.hash) ||
         (next.number === previous.number + 1 && next.parentHash !== previous.hash));
     this.head = next;
+    this.announced.set(next.number, next.hash);
+    if (this.announced.size > 256) this.announced.delete(this.announced.keys().next().value as number);
     for (const listener of this.listeners) listener({ head: next, finalized: this.finalized, reorg });
   }
 
   stop() {
     if (this.timer) clearInterval(this.timer);
+    for (const pusher of this.pushers.values()) pusher.stop();
   }
 }

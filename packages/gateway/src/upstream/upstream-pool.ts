@@ -184,6 +184,26 @@ export class UpstreamPool {
   }
 
   /**
+   * Upstreams in service (not cordoned, breaker not open), in the order a call would try them
+   * (caught up to `minHead` and not lagging first, round-robin among equals): for callers that pick
+   * the upstream themselves (eth_getLogs in parts).
+   */
+  inService(minHead?: number): UpstreamMember[] {
+    return this.order(minHead).filter((m) => m.breaker.state !== 'open');
+  }
+
+  /**
+   * One call on the given upstream, counted like any call (in flight, breaker, head, refusals);
+   * the caller has asked the breaker (`breaker.allow()`) already.
+   */
+  callMember(member: UpstreamMember, method: string, params: unknown): Promise<UpstreamReply> {
+    return this.ask(member, method, params).catch((error: unknown) => {
+      if (!(error instanceof MethodRefused) && !(error instanceof MissingState)) member.breaker.failure();
+      throw error;
+    });
+  }
+
+  /**
    * One attempt, on the first upstream that may take it (a write must never run twice); only an
    * upstream that refused the method (so ran nothing) passes it on to the next.
    */

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Gauge } from 'prom-client';
 import WebSocket from 'ws';
 import type { ForwardResult } from '../pipeline/forward.ts';
@@ -51,27 +52,58 @@ type Pending = {
   timer: NodeJS.Timeout;
 };
 
+type Subscription = {
+  type: SubscriptionType;
+  params: unknown[];
+  upstreamId: string;
+  /**
+   * Where the client is: newHeads, the number of the last head passed on; logs, the last log's
+   * block and index (`positionOf`), or the head when it subscribed while no log has come; -1
+   * while unknown.
+   */
+  last: number;
+  /**
+   * After a move: notifications at or before `last` are dropped until the new upstream has passed
+   * it (nothing twice); while `queue` is set, the gap is being filled and notifications wait.
+   */
+  catchingUp: boolean;
+  queue?: { params: { result: unknown } }[];
+};
+
+/** The most blocks a move to another upstream fills in (heads, or the logs of the blocks). */
+export const MAX_GAP_BLOCKS = 256;
+
+/** A log's place in the chain as one number: block, then index in the block. */
+const LOGS_PER_BLOCK = 1_000_000;
+
 export type UpstreamSubscriptionsOptions = {
   /** Upstream WebSocket addresses in the order to try (called when a connection is needed). */
   urls: () => string[];
   timeoutMs: number;
   /** Receives each `eth_subscription` notification of this connection's subscriptions, in order. */
   notify: (message: unknown, subscription: { id: string; type: SubscriptionType }) => void;
-  /** Called when the upstream connection is lost while subscriptions were active. */
+  /** Called when the upstream connection is lost and no other upstream took the subscriptions. */
   lost: () => void;
   gauge?: Gauge.Internal<string>;
 };
 
 /**
  * One client connection's subscriptions, relayed over one upstream WebSocket opened on the first
- * eth_subscribe. Subscription ids are the upstream's (the upstream connection is this client's
- * alone); upstream error text is cleaned of addresses and secrets like HTTP answers are.
+ * eth_subscribe. Subscription ids are the first upstream's (the upstream connection is this
+ * client's alone); upstream error text is cleaned of addresses and secrets like HTTP answers are.
+ * When that upstream's connection is lost, every subscription is made again on the next upstream
+ * under the same id, and gets what it missed from the new upstream (at most `MAX_GAP_BLOCKS`
+ * blocks back): a newHeads subscription the heads by block number, a logs subscription the logs
+ * after the last one it was sent (or after the head when it subscribed); nothing twice.
  */
 export class UpstreamSubscriptions {
   private socket: WebSocket | undefined;
   private opening: Promise<WebSocket> | undefined;
   private readonly pending = new Map<number, Pending>();
-  private readonly active = new Map<string, SubscriptionType>();
+  /** The client's subscriptions by the id the client knows (the first upstream's id). */
+  private readonly active = new Map<string, Subscription>();
+  /** The client's id of each subscription by its id on the current upstream. */
+  private readonly byUpstreamId = new Map<string, string>();
   /** Notifications of subscriptions whose eth_subscribe answer is not delivered yet. */
   private readonly held = new Map<string, unknown[]>();
   private nextId = 1;
@@ -93,14 +125,32 @@ export class UpstreamSubscriptions {
     if (!isSubscriptionType(type)) throw invalidParams('eth_subscribe: unknown subscription type');
     const reply = await this.request('eth_subscribe', params, type);
     const id = reply.ok ? reply.result.value : undefined;
+    const subscription = typeof id === 'string' ? this.active.get(id) : undefined;
+    if (subscription) {
+      subscription.params = params;
+      // Where a logs subscription starts, so that a move knows which logs the client has not had.
+      if (type === 'logs') {
+        this.request('eth_blockNumber', []).then(
+          (head) => {
+            const number = head.ok ? blockNumberOf({ number: head.result.value }) : undefined;
+            if (number !== undefined && subscription.last < 0)
+              subscription.last = number * LOGS_PER_BLOCK + LOGS_PER_BLOCK - 1;
+          },
+          () => {},
+        );
+      }
+    }
     if (typeof id === 'string') {
       // Notifications that came with the answer wait until the answer itself has been sent
       // (the answer goes out in the same turn of the event loop, after this returns).
       setImmediate(() => {
         const queued = this.held.get(id);
         this.held.delete(id);
-        const type = this.active.get(id);
-        if (queued && type) for (const message of queued) this.options.notify(message, { id, type });
+        const subscription = this.active.get(id);
+        if (queued && subscription) {
+          for (const message of queued)
+            this.pass(id, subscription, message as { params: { result: unknown } });
+        }
       });
     }
     return reply;
@@ -110,9 +160,10 @@ export class UpstreamSubscriptions {
     const [id] = params;
     if (typeof id !== 'string' || params.length !== 1)
       throw invalidParams('eth_unsubscribe takes one parameter: the subscription id');
-    if (!this.active.has(id)) return { ok: true, result: JsonResult.ofValue(false), cache: 'BYPASS' };
+    const subscription = this.active.get(id);
+    if (!subscription) return { ok: true, result: JsonResult.ofValue(false), cache: 'BYPASS' };
     this.forget(id);
-    return this.request('eth_unsubscribe', [id]);
+    return this.request('eth_unsubscribe', [subscription.upstreamId]);
   }
 
   /** Drops every subscription and the upstream connection. */
@@ -125,7 +176,12 @@ export class UpstreamSubscriptions {
   }
 
   private forget(id: string) {
-    if (this.active.delete(id)) this.options.gauge?.dec();
+    const subscription = this.active.get(id);
+    if (subscription) {
+      this.active.delete(id);
+      this.byUpstreamId.delete(subscription.upstreamId);
+      this.options.gauge?.dec();
+    }
     this.held.delete(id);
   }
 
@@ -205,18 +261,19 @@ export class UpstreamSubscriptions {
       return;
     }
     if (message.method === 'eth_subscription') {
-      const subscription = message.params?.subscription;
-      if (typeof subscription !== 'string') return;
-      const type = this.active.get(subscription);
-      if (!type) return;
+      const upstreamId = message.params?.subscription;
+      if (typeof upstreamId !== 'string') return;
+      const id = this.byUpstreamId.get(upstreamId);
+      const subscription = id === undefined ? undefined : this.active.get(id);
+      if (id === undefined || !subscription) return;
       const notification = {
         jsonrpc: '2.0',
         method: 'eth_subscription',
-        params: { subscription, result: message.params?.result },
+        params: { subscription: id, result: message.params?.result },
       };
-      const queued = this.held.get(subscription);
+      const queued = this.held.get(id);
       if (queued) queued.push(notification);
-      else this.options.notify(notification, { id: subscription, type });
+      else this.pass(id, subscription, notification);
       return;
     }
     if (typeof message.id !== 'number') return;
@@ -232,13 +289,42 @@ export class UpstreamSubscriptions {
       pending.resolve({ ok: false, error, cache: 'BYPASS' });
       return;
     }
+    let result = message.result ?? null;
     if (pending.subscriptionType && typeof message.result === 'string') {
+      // The client knows a subscription by the id of its first upstream; one that a moved
+      // subscription already holds (a node counting ids from 1) gets an id of the gateway's.
+      const id = this.active.has(message.result) ? `0x${randomBytes(16).toString('hex')}` : message.result;
       // Registered here, synchronously, so notifications in the same read are not lost.
-      this.active.set(message.result, pending.subscriptionType);
-      this.held.set(message.result, []);
+      this.active.set(id, {
+        type: pending.subscriptionType,
+        params: [pending.subscriptionType],
+        upstreamId: message.result,
+        last: -1,
+        catchingUp: false,
+      });
+      this.byUpstreamId.set(message.result, id);
+      this.held.set(id, []);
       this.options.gauge?.inc();
+      result = id;
     }
-    pending.resolve({ ok: true, result: JsonResult.ofValue(message.result ?? null), cache: 'BYPASS' });
+    pending.resolve({ ok: true, result: JsonResult.ofValue(result), cache: 'BYPASS' });
+  }
+
+  /** Passes a notification on, in chain order across a move, without repeats. */
+  private pass(id: string, subscription: Subscription, notification: { params: { result: unknown } }) {
+    const position = positionOf(subscription.type, notification.params.result);
+    if (position !== undefined) {
+      if (subscription.queue) {
+        subscription.queue.push(notification);
+        return;
+      }
+      if (subscription.catchingUp) {
+        if (position <= subscription.last) return;
+        subscription.catchingUp = false;
+      }
+      subscription.last = position;
+    }
+    this.options.notify(notification, { id, type: subscription.type });
   }
 
   private lostUpstream(socket: WebSocket) {
@@ -246,9 +332,89 @@ export class UpstreamSubscriptions {
     this.socket = undefined;
     this.failPending(new GatewayError('upstreamUnavailable', 'Upstream node unavailable'));
     if (this.active.size > 0 && !this.closed) {
-      for (const id of [...this.active.keys()]) this.forget(id);
-      this.options.lost();
+      this.moveSubscriptions().catch(() => {
+        if (this.closed) return;
+        for (const id of [...this.active.keys()]) this.forget(id);
+        this.options.lost();
+      });
     }
+  }
+
+  /**
+   * Makes every subscription again on the next upstream that takes a connection, under the ids
+   * the client knows; newHeads subscriptions get the heads of the gap first. Throws when no
+   * upstream takes them.
+   */
+  private async moveSubscriptions() {
+    for (const subscription of this.active.values()) {
+      this.byUpstreamId.delete(subscription.upstreamId);
+      subscription.queue = [];
+    }
+    for (const [id, subscription] of this.active) {
+      const reply = await this.request('eth_subscribe', subscription.params);
+      const upstreamId = reply.ok ? reply.result.value : undefined;
+      if (typeof upstreamId !== 'string') throw new Error('the next upstream refused the subscription');
+      subscription.upstreamId = upstreamId;
+      this.byUpstreamId.set(upstreamId, id);
+    }
+    for (const [id, subscription] of this.active) await this.fillGap(id, subscription);
+  }
+
+  /**
+   * What a subscription missed while it moved (newHeads: the heads by number; logs: the logs
+   * after the last one passed on, from an eth_getLogs), then what came meanwhile.
+   */
+  private async fillGap(id: string, subscription: Subscription) {
+    try {
+      if (subscription.last >= 0) {
+        const latest = await this.request('eth_blockNumber', []);
+        const head = latest.ok ? blockNumberOf({ number: latest.result.value }) : undefined;
+        if (head !== undefined) {
+          if (subscription.type === 'newHeads') await this.fillHeads(id, subscription, head);
+          else await this.fillLogs(id, subscription, head);
+        }
+      }
+    } finally {
+      const queued = subscription.queue ?? [];
+      subscription.queue = undefined;
+      subscription.catchingUp = subscription.last >= 0;
+      for (const message of queued) this.pass(id, subscription, message);
+    }
+  }
+
+  private async fillHeads(id: string, subscription: Subscription, head: number) {
+    const from = Math.max(subscription.last + 1, head - MAX_GAP_BLOCKS + 1);
+    for (let number = from; number <= head; number++) {
+      const block = await this.request('eth_getBlockByNumber', [`0x${number.toString(16)}`, false]);
+      if (!block.ok || block.result.isNull || !this.active.has(id)) break;
+      const { transactions: _t, uncles: _u, ...header } = block.result.value as Record<string, unknown>;
+      this.deliver(id, subscription, header, number);
+    }
+  }
+
+  private async fillLogs(id: string, subscription: Subscription, head: number) {
+    const lastBlock = Math.floor(subscription.last / LOGS_PER_BLOCK);
+    const from = Math.max(lastBlock, head - MAX_GAP_BLOCKS + 1);
+    if (from > head) return;
+    const filter = (subscription.params[1] ?? {}) as Record<string, unknown>;
+    const reply = await this.request('eth_getLogs', [
+      { ...filter, fromBlock: `0x${from.toString(16)}`, toBlock: `0x${head.toString(16)}` },
+    ]);
+    const logs = reply.ok ? reply.result.value : undefined;
+    if (!Array.isArray(logs)) return;
+    for (const log of logs) {
+      const position = positionOf('logs', log);
+      if (position === undefined || position <= subscription.last || !this.active.has(id)) continue;
+      this.deliver(id, subscription, log, position);
+    }
+  }
+
+  private deliver(id: string, subscription: Subscription, result: unknown, position: number) {
+    subscription.last = position;
+    this.options.notify(
+      { jsonrpc: '2.0', method: 'eth_subscription', params: { subscription: id, result } },
+      { id, type: subscription.type },
+    );
   }
 
   private failPending(error: GatewayError) {
@@ -258,4 +424,28 @@ export class UpstreamSubscriptions {
       pending.reject(error);
     }
   }
+}
+
+/**
+ * A notification's place in the chain: a head's number; a log's block and index as one number.
+ * Undefined for what has none, and for a log a reorg removed (`removed: true`), which is passed on
+ * as it comes.
+ */
+function positionOf(type: SubscriptionType, result: unknown): number | undefined {
+  if (type === 'newHeads') return blockNumberOf(result);
+  const log = result as { blockNumber?: unknown; logIndex?: unknown; removed?: unknown } | null;
+  if (log?.removed === true) return undefined;
+  const block = blockNumberOf({ number: log?.blockNumber });
+  const index = blockNumberOf({ number: log?.logIndex });
+  return block === undefined || index === undefined || index >= LOGS_PER_BLOCK
+    ? undefined
+    : block * LOGS_PER_BLOCK + index;
+}
+
+/** The block number of a newHeads result (a header with a hex `number`). */
+function blockNumberOf(result: unknown): number | undefined {
+  const number = (result as { number?: unknown } | null)?.number;
+  return typeof number === 'string' && /^0x[0-9a-fA-F]{1,16}$/.test(number)
+    ? Number(BigInt(number))
+    : undefined;
 }

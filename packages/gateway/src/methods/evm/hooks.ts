@@ -7,7 +7,7 @@ import { EVM_METHOD_SPECS, getLogsSpec } from './spec.ts';
 
 const ALWAYS: CacheDecision = { cacheable: true, alwaysFinal: true };
 const BY_HASH: CacheDecision = { cacheable: true };
-const LOGS = getLogsSpec(Number.POSITIVE_INFINITY);
+const LOGS = getLogsSpec(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
 
 /** Whether an EVM request may be served from the cache, by its method's spec. */
 export function evmCacheDecision(method: string, params: unknown[]): CacheDecision {

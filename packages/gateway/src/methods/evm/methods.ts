@@ -20,7 +20,11 @@ export function evmMethodTable(
   passthroughCost = 80,
   maxLogsBlockRange = 10_000,
   methodCosts?: Readonly<Record<string, number>>,
+  maxLogsBlockRangeTotal = 1_000_000,
 ): MethodTable {
-  const specs = { ...EVM_METHOD_SPECS, eth_getLogs: getLogsSpec(maxLogsBlockRange) };
+  const specs = {
+    ...EVM_METHOD_SPECS,
+    eth_getLogs: getLogsSpec(maxLogsBlockRange, maxLogsBlockRangeTotal),
+  };
   return methodTable('evm', specs, evmHooks, passthroughCost, methodCosts);
 }

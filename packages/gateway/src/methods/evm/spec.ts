@@ -1,7 +1,8 @@
 import { JsonResult } from '../../rpc/json-result.ts';
 import type { CacheDecision, MethodSpec, MethodSpecs } from '../types.ts';
 import { byBlockParameter, byLogsRange, NOT_CACHEABLE } from './cache-policy.ts';
-import { checkLogsFilter } from './get-logs.ts';
+import { checkLogsFilter, priceOfLogs } from './get-logs.ts';
+import { LogsRanges, serveLogsInParts } from './logs-in-parts.ts';
 import { expectBlockOverride, expectStateOverride } from './overrides.ts';
 import {
   expectArity,
@@ -16,6 +17,7 @@ import {
   toHexBlockNumber,
 } from './params.ts';
 import { markPendingBlock, markPendingTransaction } from './pending.ts';
+import { sendRawTransactionSpec } from './send-raw-transaction.ts';
 
 async function checkGasCap(value: unknown, blockGasLimit: () => Promise<bigint>, name: string) {
   const call = value as Record<string, unknown>;
@@ -152,7 +154,7 @@ const COMMON_METHODS: MethodSpecs = {
   eth_getCode: passthrough({ blockParam: 1 }),
   eth_getStorageAt: passthrough({ blockParam: 2 }),
   eth_getTransactionCount: passthrough({ blockParam: 1 }),
-  eth_sendRawTransaction: passthrough({ write: true }),
+  eth_sendRawTransaction: sendRawTransactionSpec,
   eth_gasPrice: passthrough(),
   eth_maxPriorityFeePerGas: passthrough(),
   eth_feeHistory: passthrough({ blockParam: 1 }),
@@ -180,13 +182,22 @@ const COMMON_METHODS: MethodSpecs = {
   web3_sha3: passthrough(),
 };
 
-/** eth_getLogs: forwarded at `passthroughCost`, its range capped per network (`maxLogsBlockRange`). */
-export const getLogsSpec = (maxBlockRange: number): MethodSpec => ({
-  cost: 'passthrough',
-  accepts: 'filter object; a range of at most `maxLogsBlockRange` blocks',
-  check: (params, chain) => checkLogsFilter(params, chain, maxBlockRange),
-  cache: (params) => byLogsRange(params[0]),
-});
+/**
+ * eth_getLogs: a range up to `maxLogsBlockRangeTotal` blocks, sent as it is when one upstream
+ * takes it (at most `maxLogsBlockRange` blocks, or what the upstream has shown it takes) and in
+ * parts otherwise; priced at `passthroughCost` per started 1,000 blocks.
+ */
+export const getLogsSpec = (maxBlockRange: number, maxTotalRange: number): MethodSpec => {
+  const ranges = new LogsRanges(maxBlockRange);
+  return {
+    cost: 'passthrough',
+    accepts: 'filter object; a range of at most `maxLogsBlockRangeTotal` blocks',
+    check: (params, chain) => checkLogsFilter(params, chain, maxTotalRange),
+    price: priceOfLogs,
+    serve: (params, fleet) => serveLogsInParts(params, fleet, ranges),
+    cache: (params) => byLogsRange(params[0]),
+  };
+};
 
 /** Every EVM method the gateway serves (eth_getLogs added per network, with its range cap). */
 export const EVM_METHOD_SPECS: MethodSpecs = { ...SPEC_METHODS, ...COMMON_METHODS };

@@ -1,0 +1,101 @@
+import WebSocket from 'ws';
+
+/** A new head as a node pushes it (the fields of a `newHeads` notification the gateway reads). */
+export type PushedHead = { number: number; hash: string | null; parentHash: string | null };
+
+export type PushedHeadsOptions = {
+  /** The node's WebSocket address. */
+  url: string;
+  /** Called with each new head, in the order the node sends them. */
+  onHead: (head: PushedHead) => void;
+  /** Wait before a lost or refused connection is tried again; doubled after each failure in a row, up to 64 times. */
+  retryMs: number;
+  /** Time allowed for the connection and the eth_subscribe answer. */
+  timeoutMs: number;
+};
+
+/**
+ * One node's `newHeads` subscription, kept open: a head arrives when the node has it instead of
+ * at the next poll. A connection that fails (a node without WebSocket, a node going down) is
+ * tried again after `retryMs` (longer after each failure in a row); meanwhile the polls are all
+ * there is.
+ */
+export class PushedHeads {
+  private socket: WebSocket | undefined;
+  private retry: NodeJS.Timeout | undefined;
+  private stopped = false;
+  /** Connections in a row that ended without a head. */
+  private failures = 0;
+
+  constructor(private readonly options: PushedHeadsOptions) {}
+
+  start() {
+    if (this.stopped || this.socket) return;
+    const socket = new WebSocket(this.options.url, {
+      handshakeTimeout: this.options.timeoutMs,
+      maxPayload: 1024 * 1024,
+    });
+    this.socket = socket;
+    const answerTimer = setTimeout(() => socket.terminate(), this.options.timeoutMs);
+    answerTimer.unref();
+    socket.on('open', () => {
+      socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] }));
+    });
+    socket.on('message', (data) => {
+      const message = readMessage(String(data));
+      if (!message) return;
+      if (message.id === 1) {
+        clearTimeout(answerTimer);
+        // No newHeads there: polls only, asked again later.
+        if (typeof message.result !== 'string') socket.terminate();
+        return;
+      }
+      const head = headOf(message);
+      if (head) {
+        this.failures = 0;
+        this.options.onHead(head);
+      }
+    });
+    socket.on('error', () => socket.terminate());
+    socket.on('close', () => {
+      clearTimeout(answerTimer);
+      if (this.socket === socket) this.socket = undefined;
+      if (this.stopped) return;
+      const wait = this.options.retryMs * 2 ** Math.min(this.failures, 6);
+      this.failures += 1;
+      this.retry = setTimeout(() => this.start(), wait);
+      this.retry.unref();
+    });
+  }
+
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.retry);
+    this.socket?.terminate();
+    this.socket = undefined;
+  }
+}
+
+type Message = { id?: unknown; result?: unknown; method?: unknown; params?: { result?: unknown } };
+
+function readMessage(text: string): Message | undefined {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return typeof value === 'object' && value !== null ? (value as Message) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function headOf(message: Message): PushedHead | undefined {
+  if (message.method !== 'eth_subscription') return undefined;
+  const block = message.params?.result as
+    | { number?: unknown; hash?: unknown; parentHash?: unknown }
+    | undefined;
+  if (typeof block?.number !== 'string' || !/^0x[0-9a-fA-F]{1,16}$/.test(block.number)) return undefined;
+  return {
+    number: Number(BigInt(block.number)),
+    hash: typeof block.hash === 'string' ? block.hash : null,
+    parentHash: typeof block.parentHash === 'string' ? block.parentHash : null,
+  };
+}

@@ -1,0 +1,114 @@
+// `latest` from pushed heads: with a `newHeads` subscription on the upstream's WebSocket, the
+// gateway's agreed head follows the node block by block although its polls are ten minutes apart;
+// a gateway with `headPush: false` beside it stays at the head of its first poll.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { type Anvil, startAnvil } from '@portico/devchain';
+import { type Gateway, parseConfig, startGateway } from '../src/index.ts';
+import { closedPort, rpc } from './harness.ts';
+
+async function direct(url: string, method: string, params: unknown[] = []) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  return ((await response.json()) as { result?: unknown }).result;
+}
+
+/** Asks until `check` holds (at most 10 s), and returns the last value seen. */
+async function until<T>(read: () => Promise<T>, check: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  let value = await read();
+  while (!check(value) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 10));
+    value = await read();
+  }
+  return value;
+}
+
+describe('latest from heads the node pushes', () => {
+  let anvil: Anvil;
+  const gateways: Gateway[] = [];
+
+  const start = async (headPush: boolean, network: Record<string, unknown> = {}) => {
+    const gateway = await startGateway(
+      parseConfig({
+        port: 0,
+        logLevel: 'silent',
+        networks: [
+          {
+            name: 'local',
+            chainId: 'eip155:31337',
+            upstreams: [anvil.url],
+            blockTags: 'agreed',
+            // One poll at start, the next in ten minutes: only a push can move the head.
+            headPollMs: 600_000,
+            headPush,
+            ...network,
+          },
+        ],
+      }),
+    );
+    gateways.push(gateway);
+    const { key } = await gateway.keys.create({ name: 'heads' });
+    return `${gateway.networks[0].baseUrl}/v3/${key}`;
+  };
+
+  before(async () => {
+    anvil = await startAnvil();
+    await direct(anvil.url, 'anvil_mine', ['0x5']);
+  });
+  after(async () => {
+    for (const gateway of gateways) await gateway.close();
+    await anvil?.stop();
+  });
+
+  test('20 blocks mined one by one: eth_blockNumber and latest follow each; without push they stay', async () => {
+    const pushed = await start(true);
+    const polled = await start(false);
+    const blockNumber = async (url: string) => (await rpc(url, 'eth_blockNumber')).body.result as string;
+    const first = await until(
+      () => blockNumber(polled),
+      (n) => n === '0x5',
+    );
+    assert.equal(first, '0x5', 'the first poll saw block 5');
+    for (let block = 6; block <= 25; block++) {
+      await direct(anvil.url, 'evm_mine');
+      const hex = `0x${block.toString(16)}`;
+      assert.equal(
+        await until(
+          () => blockNumber(pushed),
+          (n) => n === hex,
+        ),
+        hex,
+        `block ${block} pushed`,
+      );
+      const latest = (await rpc(pushed, 'eth_getBlockByNumber', ['latest', false])).body.result as {
+        number: string;
+      };
+      assert.equal(latest.number, hex, 'latest is the pushed block');
+    }
+    assert.equal(await blockNumber(polled), '0x5', 'polls alone have not moved (the next is minutes away)');
+  });
+
+  test('a node whose WebSocket cannot be reached: the polls still move the head', async () => {
+    const url = await start(true, { headPollMs: 100, wsUpstreams: [`ws://127.0.0.1:${await closedPort()}`] });
+    const head = (await direct(anvil.url, 'eth_blockNumber')) as string;
+    // Once the first poll is in, eth_blockNumber is answered from the heads the gateway knows.
+    const ready = async () =>
+      (
+        (await (await fetch(`${gateways.at(-1)!.url}/readyz`)).json()) as {
+          networks: Record<string, { upstreams: { head: number }[] }>;
+        }
+      ).networks.local.upstreams[0].head;
+    assert.equal(await until(ready, (n) => n === Number(BigInt(head))), Number(BigInt(head)));
+    await direct(anvil.url, 'evm_mine');
+    const next = `0x${(Number(BigInt(head)) + 1).toString(16)}`;
+    const seen = await until(
+      async () => (await rpc(url, 'eth_blockNumber')).body.result,
+      (n) => n === next,
+    );
+    assert.equal(seen, next);
+  });
+});
