@@ -43,11 +43,17 @@ export async function main(argv: string[]): Promise<number> {
     return await (await load())(rest);
   } catch (error) {
     const named = ['ConfigError', 'SchemaTooNewError'].includes((error as Error).name);
-    if (error instanceof CliError || named || error instanceof TypeError) {
+    if (error instanceof CliError || named || isArgumentError(error)) {
       console.error(`portico ${command}: ${(error as Error).message}`);
       return 2;
     }
     console.error(`portico ${command}: ${(error as Error).stack ?? error}`);
     return 1;
   }
+}
+
+/** util.parseArgs' refusals (an unknown option, a missing value): the person's mistake, said in one line. */
+function isArgumentError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_');
 }

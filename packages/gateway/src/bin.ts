@@ -71,7 +71,9 @@ try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (error) {
   const { name, message, stack } = error as Error;
-  const oneLine = ONE_LINE.has(name) || error instanceof TypeError;
+  // util.parseArgs' refusals (ERR_PARSE_ARGS_*) are the person's mistake: one line, no stack.
+  const code = (error as { code?: unknown }).code;
+  const oneLine = ONE_LINE.has(name) || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_'));
   console.error(`portico-gateway: ${oneLine ? message : (stack ?? message)}`);
   process.exitCode = oneLine ? 2 : 1;
 }

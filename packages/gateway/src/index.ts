@@ -47,6 +47,7 @@ export { RedisRateLimiter, type RedisRateLimiterOptions } from './credits/redis-
 export { SqliteCreditLedger } from './credits/sqlite-credit-ledger.ts';
 export { type Gateway, startGateway } from './gateway.ts';
 export { generateApiKey, hashApiKey } from './keys/api-key.ts';
+export { KeyInputError } from './keys/key-input-error.ts';
 export {
   type ApiKeyRecord,
   type CreateKeyParameters,

@@ -328,7 +328,17 @@ export async function freshDatabase(databaseUrl: string): Promise<FreshDatabase>
       await client.end();
     }
   };
-  await admin(`CREATE DATABASE ${name}`);
+  // PostgreSQL refuses CREATE DATABASE while another session is connected to template1 (SQLSTATE
+  // 55006: another test file's CREATE DATABASE, or autovacuum visiting it): that passes, try again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await admin(`CREATE DATABASE ${name}`);
+      break;
+    } catch (error) {
+      if ((error as { code?: string }).code !== '55006' || attempt === 20) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
+  }
   const url = new URL(databaseUrl);
   url.pathname = `/${name}`;
   return { url: url.toString(), name, drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };

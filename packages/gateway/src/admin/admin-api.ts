@@ -4,6 +4,7 @@ import { BodyTooLargeError, InvalidJsonError, readJson as readJsonBody } from '@
 import type { CreditLedger } from '../credits/ledger.ts';
 import { sendError, sendJson } from '../http/respond.ts';
 import { generateApiKey, hashApiKey } from '../keys/api-key.ts';
+import { KeyInputError } from '../keys/key-input-error.ts';
 import type { ApiKeyRecord, KeyChanges, KeyStore } from '../keys/key-store.ts';
 import { describeKey, keyView } from '../keys/key-view.ts';
 import type { Network } from '../network.ts';
@@ -54,7 +55,7 @@ export async function handleAdmin(
         store: error.store,
         message: `${STORE_LABELS[error.store]} cannot be ${error.store === 'sqlite' ? 'used' : 'reached'}${changed}; retry shortly`,
       });
-    } else if (error instanceof RangeError) {
+    } else if (error instanceof KeyInputError) {
       sendError(response, 400, { code: 'invalid_input', message: error.message });
     } else if (error instanceof BodyTooLargeError) {
       sendError(response, 413, { code: 'body_too_large', message: 'request body too large' });

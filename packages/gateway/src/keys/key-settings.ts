@@ -1,4 +1,5 @@
 import { hashApiKey } from './api-key.ts';
+import { KeyInputError } from './key-input-error.ts';
 
 /**
  * Per-key security settings (as Infura offers them): allowlists of origins, user agents, contract
@@ -52,25 +53,25 @@ const LISTS: ReadonlyMap<keyof KeySettingsInput, ListRule> = new Map<keyof KeySe
   ['allowedMethods', { test: (v) => METHOD.test(v), rule: 'a JSON-RPC method name', normalise: (v) => v }],
 ]);
 
-/** Validates allowlist changes (at most 30 entries per list); throws RangeError naming the field. */
+/** Validates allowlist changes (at most 30 entries per list); throws KeyInputError naming the field. */
 export function validateSettingsInput(input: unknown): KeySettingsInput {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new RangeError('settings must be an object');
+    throw new KeyInputError('settings must be an object');
   }
   const result: KeySettingsInput = {};
   for (const [field, value] of Object.entries(input)) {
     const list = LISTS.get(field as keyof KeySettingsInput);
     if (!list) {
-      throw new RangeError(
+      throw new KeyInputError(
         `settings.${field.slice(0, 64)} is unknown (allowed: ${[...LISTS.keys()].join(', ')})`,
       );
     }
     if (!Array.isArray(value) || value.length > MAX_ENTRIES) {
-      throw new RangeError(`settings.${field} must be a list of at most ${MAX_ENTRIES} entries`);
+      throw new KeyInputError(`settings.${field} must be a list of at most ${MAX_ENTRIES} entries`);
     }
     result[field as keyof KeySettingsInput] = value.map((entry, i) => {
       if (typeof entry !== 'string' || !list.test(entry))
-        throw new RangeError(`settings.${field}[${i}] must be ${list.rule}`);
+        throw new KeyInputError(`settings.${field}[${i}] must be ${list.rule}`);
       return list.normalise(entry);
     });
   }

@@ -1,4 +1,5 @@
 import { generateApiKey, generateKeyId, hashApiKey, keyPrefix } from './api-key.ts';
+import { KeyInputError } from './key-input-error.ts';
 import { type KeySettings, type KeySettingsInput, validateSettingsInput } from './key-settings.ts';
 
 /** What the gateway knows of an API key; never the key itself. */
@@ -49,7 +50,7 @@ export type ValidatedKeyChanges = {
 
 /**
  * Validates `changes` against the key's current record, once for every store: the scalar fields
- * changed (undefined where not named) and the whole settings after the change. Throws RangeError
+ * changed (undefined where not named) and the whole settings after the change. Throws KeyInputError
  * naming the first invalid field.
  */
 export function validateKeyChanges(current: ApiKeyRecord, changes: KeyChanges): ValidatedKeyChanges {
@@ -87,14 +88,14 @@ export const DEFAULT_DAILY_CREDITS = 3_000_000;
 
 export function validateKeyName(name: unknown): string {
   if (typeof name !== 'string' || name.trim().length === 0 || name.length > 100) {
-    throw new RangeError('name must be a non-empty string of at most 100 characters');
+    throw new KeyInputError('name must be a non-empty string of at most 100 characters');
   }
   return name.trim();
 }
 
 export function validateDailyCredits(value: unknown): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new RangeError('dailyCredits must be a non-negative integer');
+    throw new KeyInputError('dailyCredits must be a non-negative integer');
   }
   return value;
 }
@@ -103,7 +104,7 @@ export const DEFAULT_PROJECT = 'default';
 
 export function validateProject(value: unknown): string {
   if (typeof value !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9 _.-]{0,63}$/.test(value)) {
-    throw new RangeError('project must be 1-64 characters: letters, digits, space, _ . -');
+    throw new KeyInputError('project must be 1-64 characters: letters, digits, space, _ . -');
   }
   return value;
 }
@@ -111,7 +112,7 @@ export function validateProject(value: unknown): string {
 export function validateCreditsPerSecond(value: unknown): number | null {
   if (value === null) return null;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    throw new RangeError('creditsPerSecond must be a positive integer or null (no cap)');
+    throw new KeyInputError('creditsPerSecond must be a positive integer or null (no cap)');
   }
   return value;
 }
@@ -119,7 +120,7 @@ export function validateCreditsPerSecond(value: unknown): number | null {
 /** Checks a key text chosen by the caller (dev keys): long enough and URL-safe. */
 export function validateChosenKey(key: string): string {
   if (key.length < 16 || key.length > 128 || !/^[A-Za-z0-9_-]+$/.test(key)) {
-    throw new RangeError('a chosen key must be 16-128 characters of A-Z, a-z, 0-9, _ or -');
+    throw new KeyInputError('a chosen key must be 16-128 characters of A-Z, a-z, 0-9, _ or -');
   }
   return key;
 }

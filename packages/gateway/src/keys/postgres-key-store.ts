@@ -3,6 +3,7 @@ import pg from 'pg';
 import { StoreUnavailableError } from '../rpc/errors.ts';
 import { KEYS_CHANNEL, whilePostgresReachable } from '../stores/postgres.ts';
 import { generateApiKey, hashApiKey, keyPrefix } from './api-key.ts';
+import { KeyInputError } from './key-input-error.ts';
 import { parseStoredSettings } from './key-settings.ts';
 import {
   type ApiKeyRecord,
@@ -117,7 +118,7 @@ export class PostgresKeyStore implements KeyStore {
       return { key: k.key, record: toRecord(rows[0]) };
     } catch (error) {
       if ((error as { code?: string }).code === '23505' && parameters.key !== undefined)
-        throw new RangeError('a key with this text already exists');
+        throw new KeyInputError('a key with this text already exists');
       throw error;
     }
   }
