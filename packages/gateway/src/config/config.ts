@@ -235,9 +235,10 @@ const networkSchema = (env: NodeJS.ProcessEnv) =>
       headPollMs: withDefault(integer(100, 600_000), 2000),
       /**
        * Learn new heads from a `newHeads` subscription on each upstream's WebSocket (EVM), as well
-       * as from the polls (a node without WebSocket has the polls only). Default false.
+       * as from the polls (a node without WebSocket has the polls only). Default: on when the
+       * network names its `wsUpstreams` (then it is known where each node's WebSocket is), else off.
        */
-      headPush: withDefault(boolean, false),
+      headPush: withDefault(boolean, (context) => Array.isArray(parentOf(context).wsUpstreams)),
       /** Finality-aware response cache. */
       cache: cacheSchema,
       /** Circuit breaker: failures in a row that set an upstream aside, and for how long. */
