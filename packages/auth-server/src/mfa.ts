@@ -16,7 +16,6 @@ import {
 } from '@portico/auth';
 import type { AuthenticatorSecret } from './authenticator.ts';
 import type { Envelope } from './envelope.ts';
-import { FACTORS } from './factors/index.ts';
 import type { AuthStore } from './store.ts';
 
 export interface MfaDevice {
@@ -27,6 +26,16 @@ export interface MfaDevice {
 }
 
 /** Per user, enveloped under `mfa:<userId>`. Holds exactly one share of the key (two with social backup). */
+/** What setup needs of a factor module (src/factors/types.ts's FactorModule has it). */
+export interface SealingFactor {
+  seal(share: KeyShare, input: SetupInput, record: MfaRecord, out: SetupOutput): Promise<void> | void;
+  saved?(
+    ctx: { bindSocial(socialId: string, userId: string): Promise<void> },
+    userId: string,
+    record: MfaRecord,
+  ): Promise<void>;
+}
+
 export interface MfaRecord {
   v: 1;
   enabledAt: number;
@@ -107,11 +116,13 @@ export class MfaStore {
    * password share, wraps the device share, and deletes the whole key from the store. Returns the
    * shares that leave the service (backup phrase, dappShare, the device's sealed share) exactly once.
    */
+  /** `factors`: the factor modules (src/factors/), handed in so that this file depends on none. */
   async enable(
     userId: string,
     coreKitKey: string,
     keyVerifier: string,
     input: SetupInput,
+    factors: Readonly<Record<MfaFactor, SealingFactor>>,
   ): Promise<SetupOutput> {
     if (await this.load(userId)) throw new Error('MFA is already enabled for this user');
     const roles: Array<MfaFactor | 'service' | 'dapp'> = ['service', ...input.factors];
@@ -138,14 +149,14 @@ export class MfaStore {
     };
     const out: SetupOutput = { record };
     // Each factor keeps its share as its module says (src/factors/).
-    for (const factor of input.factors) await FACTORS[factor].seal(shareOf(factor), input, record, out);
+    for (const factor of input.factors) await factors[factor].seal(shareOf(factor), input, record, out);
     if (input.dappShare) {
       const s = shareOf('dapp');
       record.dappIndex = s.index;
       out.dappShare = shareToMnemonic(s);
     }
     await this.save(userId, record);
-    for (const factor of input.factors) await FACTORS[factor].saved?.(this, userId, record);
+    for (const factor of input.factors) await factors[factor].saved?.(this, userId, record);
     await this.store.deleteCoreKey(userId);
     return out;
   }

@@ -1,8 +1,8 @@
 import { verifyStoreMessage } from '@portico/auth';
 import type { AuditLog } from './audit.ts';
 import type { Envelope } from './envelope.ts';
+import type { Grant } from './grant.ts';
 import { HttpError } from './http.ts';
-import type { Grant } from './login/context.ts';
 import { openJson } from './login/sealed.ts';
 import { type SessionChains, sessionInfo } from './sessions.ts';
 import type { AuthStore } from './store.ts';

@@ -7,9 +7,9 @@ import { bytesToHex, randomBytes } from '@noble/hashes/utils.js';
 import { encryptJsonTo, verifyStoreMessage } from '@portico/auth';
 import type { AuditLog } from './audit.ts';
 import type { Envelope } from './envelope.ts';
+import type { Grant } from './grant.ts';
 import { HttpError } from './http.ts';
 import type { TokenSigner } from './keys.ts';
-import type { Grant } from './login/context.ts';
 import { openJson, sealJson } from './login/sealed.ts';
 import type { AuthStore, ChainRow, LiveChain } from './store.ts';
 

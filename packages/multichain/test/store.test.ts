@@ -10,6 +10,7 @@ import {
   serviceUrl,
   startPgBouncer,
   tempDir,
+  terminateConnections,
 } from '@portico/testkit';
 import Database from 'libsql';
 import pg from 'pg';
@@ -99,6 +100,17 @@ describe('PostgreSQL session store', () => {
     });
     try {
       await exerciseStore(store, 'https://dapp.example');
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('keeps working after the server ended its connections (a restart, a failover)', { skip }, async () => {
+    const store = await createPostgresSessionStore({ databaseUrl: database.url, table: 'sessions_lost' });
+    try {
+      await store.set('https://dapp.example', session);
+      assert.ok((await terminateConnections(url!, database.name)) > 0);
+      assert.deepEqual(await store.get('https://dapp.example'), session);
     } finally {
       await store.close();
     }

@@ -12,6 +12,7 @@ export {
   startPgBouncer,
   startRedisCluster,
   startRedisSentinel,
+  terminateConnections,
   waitFor,
 } from './local-servers.ts';
 export { assertPublicApi, type PublicApi, readPublicApi } from './public-api.ts';

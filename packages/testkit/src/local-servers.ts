@@ -343,3 +343,28 @@ export async function freshDatabase(databaseUrl: string): Promise<FreshDatabase>
   url.pathname = `/${name}`;
   return { url: url.toString(), name, drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
+
+/**
+ * Ends every connection to `database` but the caller's (what a PostgreSQL restart or failover does
+ * to a service's pool), and resolves once the server lists none.
+ */
+export async function terminateConnections(databaseUrl: string, database: string): Promise<number> {
+  const admin = new pg.Client({ connectionString: databaseUrl });
+  await admin.connect();
+  try {
+    const ended = await admin.query(
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      [database],
+    );
+    for (;;) {
+      const left = await admin.query(
+        'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+        [database],
+      );
+      if (left.rows[0].n === 0) return ended.rowCount ?? 0;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    await admin.end();
+  }
+}

@@ -3,7 +3,8 @@
 // in the registry (./index.ts). The setup route, `MfaStore.enable` and `/api/mfa/factor` only loop
 // over the registry.
 import type { KeyShare, LoginRequest, MfaFactor } from '@portico/auth';
-import type { Grant, LoginContext, PendingState, ResolvedProvider } from '../login/context.ts';
+import type { Grant } from '../grant.ts';
+import type { LoginContext, PendingState, ResolvedProvider } from '../login/context.ts';
 import type { MfaRecord, SetupInput, SetupOutput } from '../mfa.ts';
 
 /** The setup request of a login, as a factor's setup step sees it. */

@@ -18,6 +18,7 @@ import {
   storeKeyOf,
 } from '@portico/auth';
 import type { AuthenticatorSecret } from '../authenticator.ts';
+import { FACTORS } from '../factors/index.ts';
 import { type DerivedKeys, KeyService, type Wallet, walletsFor } from '../keys.ts';
 import { accountOf, type PublicKeyPair } from '../login-event.ts';
 import { type MfaRecord, type SetupOutput, sessionMfa } from '../mfa.ts';
@@ -122,11 +123,17 @@ export async function complete(
     keys = await keyService.keysFor(target.keyVerifier, identity.verifierId, clientId, scope);
     wallets = walletsFor(keys, curve);
     if (after?.setup) {
-      setup = await mfaStore.enable(userId, keys.coreKitKey, target.keyVerifier, {
-        ...after.setup,
-        dappShare: isCustomVerifier(ctx, target),
-        clientId,
-      });
+      setup = await mfaStore.enable(
+        userId,
+        keys.coreKitKey,
+        target.keyVerifier,
+        {
+          ...after.setup,
+          dappShare: isCustomVerifier(ctx, target),
+          clientId,
+        },
+        FACTORS,
+      );
       mfa = { ...sessionMfa(setup.record, undefined), newDevice: setup.newDevice };
       dappShare = setup.dappShare ?? '';
       log(`auth: MFA enabled for a user of verifier ${target.keyVerifier}`);

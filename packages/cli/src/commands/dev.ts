@@ -106,7 +106,8 @@ export async function runDev(args: string[]): Promise<number> {
         adminToken,
         logLevel: logger.level,
         networks: [
-          { name: 'local', kind: 'evm', chainId: 'eip155:31337', upstreams: [anvil.url] },
+          // anvil serves its WebSocket on the HTTP port: heads are pushed, `latest` never trails a poll.
+          { name: 'local', kind: 'evm', chainId: 'eip155:31337', upstreams: [anvil.url], headPush: true },
           { name: 'solana-local', kind: 'solana', chainId: solana.chainId, upstreams: [solana.url] },
         ],
       }),

@@ -296,3 +296,14 @@ test('an upstream is a URL or { url, name, maxConcurrency }; the fleet settings 
   assert.throws(wrong('ftp://b.example'), /upstreams\[0\] must be an http\(s\) URL/);
   assert.throws(wrong(`http://\${MISSING}`), /uses \$\{MISSING\} but that environment variable is not set/);
 });
+
+test('heads are pushed by default when the network names its WebSocket nodes, and polled otherwise', () => {
+  const network = (extra: Record<string, unknown>) =>
+    parseConfig({
+      networks: [{ name: 'a', chainId: 'eip155:1', upstreams: ['http://127.0.0.1:8545'], ...extra }],
+    }).networks[0];
+  assert.equal(network({}).headPush, false);
+  assert.equal(network({ wsUpstreams: ['ws://127.0.0.1:8546'] }).headPush, true);
+  assert.equal(network({ wsUpstreams: ['ws://127.0.0.1:8546'], headPush: false }).headPush, false);
+  assert.equal(network({ headPush: true }).headPush, true);
+});

@@ -22,6 +22,9 @@ export async function createPostgresSessionStore(
   const table = options.table ?? 'multichain_sessions';
   if (!/^[a-z_][a-z0-9_]*$/.test(table)) throw new Error(`invalid table name: ${table}`);
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 4 });
+  // An idle connection the server ended (a restart, a failover, PgBouncer, an administrator) is
+  // dropped by the pool and the next query opens another; unheard, the event would end the process.
+  pool.on('error', () => {});
   try {
     await migratePostgresSchema(pool, {
       store: `the wallet's session store (${table})`,
