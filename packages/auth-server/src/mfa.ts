@@ -26,9 +26,11 @@ export interface MfaDevice {
 }
 
 /** Per user, enveloped under `mfa:<userId>`. Holds exactly one share of the key (two with social backup). */
-/** What setup needs of a factor module (src/factors/types.ts's FactorModule has it). */
+/** What setup needs of a factor module (the registry's FactorModule extends it). */
 export interface SealingFactor {
+  /** Setup: keeps the factor's share in the record (sealed as the factor needs) or hands it out once in `out`. */
   seal(share: KeyShare, input: SetupInput, record: MfaRecord, out: SetupOutput): Promise<void> | void;
+  /** Setup, after the record is saved (bindings the factor keeps outside the record). */
   saved?(
     ctx: { bindSocial(socialId: string, userId: string): Promise<void> },
     userId: string,

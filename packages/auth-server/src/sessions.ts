@@ -4,7 +4,7 @@
 // rotated away (past a short grace for two tabs renewing at once) means it was copied: the whole
 // chain ends and the audit trail says so (refresh-token reuse detection, RFC 9700 §4.14.2).
 import { bytesToHex, randomBytes } from '@noble/hashes/utils.js';
-import { encryptJsonTo, verifyStoreMessage } from '@portico/auth';
+import { encryptJsonTo, type SessionInfo as LibrarySessionInfo, verifyStoreMessage } from '@portico/auth';
 import type { AuditLog } from './audit.ts';
 import type { Envelope } from './envelope.ts';
 import type { Grant } from './grant.ts';
@@ -39,18 +39,8 @@ export interface SessionChainsDeps {
   maxSessionTime?: number;
 }
 
-/** What the library and the admin API see of a session (never a key). */
-export interface SessionInfo {
-  id: string;
-  clientId: string;
-  createdAt: number;
-  lastUsedAt: number;
-  expiresAt: number;
-  /** The absolute end (the operator's cap), absent without one. */
-  endsAt?: number;
-  /** The device's name as its library gave it at login. */
-  device?: string;
-}
+/** What the library and the admin API see of a session (never a key): the library's type, less `current`. */
+export type SessionInfo = Omit<LibrarySessionInfo, 'current'>;
 
 /** A device name as the library sent it: printable, at most 200 characters; else none. */
 function deviceName(value: unknown): string | undefined {

@@ -17,7 +17,7 @@ import { HeadTracker } from './upstream/head-tracker.ts';
 import { HttpUpstream } from './upstream/http-upstream.ts';
 import { UpstreamPool } from './upstream/upstream-pool.ts';
 import type { UsageRecorder } from './usage/usage-recorder.ts';
-import { wsUrlOf } from './ws/upstream-subscriptions.ts';
+import { wsUrlOf } from './ws/subscribe-params.ts';
 import { attachWebSocket } from './ws/ws-server.ts';
 
 export type Gateway = {

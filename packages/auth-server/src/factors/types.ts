@@ -5,7 +5,7 @@
 import type { KeyShare, LoginRequest, MfaFactor } from '@portico/auth';
 import type { Grant } from '../grant.ts';
 import type { LoginContext, PendingState, ResolvedProvider } from '../login/context.ts';
-import type { MfaRecord, SetupInput, SetupOutput } from '../mfa.ts';
+import type { MfaRecord, SealingFactor, SetupInput } from '../mfa.ts';
 
 /** The setup request of a login, as a factor's setup step sees it. */
 export interface SetupStep {
@@ -21,7 +21,7 @@ export interface SetupStep {
 /** The answer of a factor's check: its share, or why not (counted as a failed attempt). */
 export type CheckResult = { share: KeyShare } | { status: number; error: string };
 
-export interface FactorModule {
+export interface FactorModule extends SealingFactor {
   /** Its key in `mfaSettings` and in `setup.factors`. */
   key: MfaFactor;
   /**
@@ -29,14 +29,6 @@ export interface FactorModule {
    * `HttpError` naming the problem) and returns its part of `SetupInput`.
    */
   prepare?(step: SetupStep): Promise<Partial<SetupInput>>;
-  /** Setup: keeps the factor's share in the record (sealed as the factor needs) or hands it out once in `out`. */
-  seal(share: KeyShare, input: SetupInput, record: MfaRecord, out: SetupOutput): Promise<void> | void;
-  /** Setup, after the record is saved (bindings the factor keeps outside the record). */
-  saved?(
-    ctx: { bindSocial(socialId: string, userId: string): Promise<void> },
-    userId: string,
-    record: MfaRecord,
-  ): Promise<void>;
   /**
    * Login: a typed factor the service checks under the attempt limits. `field` names it in the
    * payload of `/api/mfa/factor`; `open` returns the share for a right value.

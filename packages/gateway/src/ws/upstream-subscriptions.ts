@@ -2,46 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type { Gauge } from 'prom-client';
 import WebSocket from 'ws';
 import type { ForwardResult } from '../pipeline/forward.ts';
-import { describeValue } from '../rpc/describe-value.ts';
 import { GatewayError, invalidParams } from '../rpc/errors.ts';
 import { JsonResult } from '../rpc/json-result.ts';
 import type { JsonRpcError } from '../rpc/jsonrpc.ts';
-import { isSubscriptionType, SUBSCRIPTION_TYPES, type SubscriptionType } from '../types.ts';
+import { isSubscriptionType, type SubscriptionType } from '../types.ts';
 import { sanitiseUpstreamMessage, upstreamSecrets } from '../upstream/sanitise.ts';
-
-export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
-
-/** ws:// or wss:// address of an upstream's WebSocket endpoint, derived from its http(s) URL. */
-export function wsUrlOf(httpUrl: string): string {
-  const url = new URL(httpUrl);
-  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-  return url.toString();
-}
-
-/** Checks eth_subscribe parameters before anything is charged (a refusal is -32602). */
-export function checkSubscribe(params: unknown[], active: number) {
-  const [type, filter] = params;
-  if (!isSubscriptionType(type)) {
-    throw invalidParams(
-      `eth_subscribe: params[0] must be one of ${SUBSCRIPTION_TYPES.join(', ')}, got ${describeValue(type)}`,
-    );
-  }
-  if (type === 'newHeads' && params.length > 1)
-    throw invalidParams('eth_subscribe: newHeads takes no filter');
-  if (
-    type === 'logs' &&
-    params.length > 1 &&
-    (typeof filter !== 'object' || filter === null || Array.isArray(filter))
-  )
-    throw invalidParams(
-      'eth_subscribe: the logs filter (params[1]) must be an object with address and/or topics',
-    );
-  if (params.length > 2) throw invalidParams('eth_subscribe takes at most two parameters');
-  if (active >= MAX_SUBSCRIPTIONS_PER_CONNECTION)
-    throw invalidParams(
-      `eth_subscribe: at most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions per connection; eth_unsubscribe some first`,
-    );
-}
+import { blockNumberOf, LOGS_PER_BLOCK, positionOf } from './notification-position.ts';
 
 type Pending = {
   method: string;
@@ -74,7 +40,6 @@ type Subscription = {
 export const MAX_GAP_BLOCKS = 256;
 
 /** A log's place in the chain as one number: block, then index in the block. */
-const LOGS_PER_BLOCK = 1_000_000;
 
 export type UpstreamSubscriptionsOptions = {
   /** Upstream WebSocket addresses in the order to try (called when a connection is needed). */
@@ -424,28 +389,4 @@ export class UpstreamSubscriptions {
       pending.reject(error);
     }
   }
-}
-
-/**
- * A notification's place in the chain: a head's number; a log's block and index as one number.
- * Undefined for what has none, and for a log a reorg removed (`removed: true`), which is passed on
- * as it comes.
- */
-function positionOf(type: SubscriptionType, result: unknown): number | undefined {
-  if (type === 'newHeads') return blockNumberOf(result);
-  const log = result as { blockNumber?: unknown; logIndex?: unknown; removed?: unknown } | null;
-  if (log?.removed === true) return undefined;
-  const block = blockNumberOf({ number: log?.blockNumber });
-  const index = blockNumberOf({ number: log?.logIndex });
-  return block === undefined || index === undefined || index >= LOGS_PER_BLOCK
-    ? undefined
-    : block * LOGS_PER_BLOCK + index;
-}
-
-/** The block number of a newHeads result (a header with a hex `number`). */
-function blockNumberOf(result: unknown): number | undefined {
-  const number = (result as { number?: unknown } | null)?.number;
-  return typeof number === 'string' && /^0x[0-9a-fA-F]{1,16}$/.test(number)
-    ? Number(BigInt(number))
-    : undefined;
 }

@@ -13,7 +13,8 @@ import { stringifyJsonRpc } from '../rpc/json-result.ts';
 import { errorResponse } from '../rpc/jsonrpc.ts';
 import type { AccessEntry } from '../types.ts';
 import { NotificationMeter } from './notification-meter.ts';
-import { checkSubscribe, UpstreamSubscriptions } from './upstream-subscriptions.ts';
+import { checkSubscribe } from './subscribe-params.ts';
+import { UpstreamSubscriptions } from './upstream-subscriptions.ts';
 
 /** A client that does not read its socket is cut off past this many unsent bytes. */
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
