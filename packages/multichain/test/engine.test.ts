@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
   createMemorySessionStore,
+  createMultichainEngine,
   MultichainRpcError,
   REQUEST_SCOPES_METHOD,
   type SupportedScopes,
@@ -156,6 +157,66 @@ describe('wallet_createSession', () => {
       optionalScopes: { 'wallet:eip155': { methods: [], notifications: [] } },
     });
     assert.deepEqual(session.sessionScopes['wallet:eip155'].accounts, [`wallet:eip155:${ACCOUNT_B}`]);
+  });
+
+  test('`wallet` carries no accounts, `wallet:eip155` the approved eip155 ones, side by side with a chain', async () => {
+    const { engine, setApprove } = createTestWallet();
+    setApprove(() => ({ approved: true, accounts: { eip155: [ACCOUNT_A] } }));
+    const { client } = connectDapp(engine);
+    const session = await client.createSession({
+      optionalScopes: {
+        wallet: { methods: [], notifications: [] },
+        'wallet:eip155': { methods: [], notifications: [] },
+        'eip155:1': eip155Scope,
+      },
+    });
+    assert.deepEqual(session.sessionScopes, {
+      wallet: grantedScope('wallet'),
+      'wallet:eip155': grantedScope('wallet:eip155', ACCOUNT_A),
+      'eip155:1': grantedScope('eip155:1', ACCOUNT_A),
+    });
+  });
+
+  test('every approved scope vanishing while the person decides is 5100 and stores no session', async () => {
+    let supported: SupportedScopes = SUPPORTED;
+    const store = createMemorySessionStore();
+    const { engine, setApprove } = createTestWallet({ store, supported: () => supported });
+    const { client } = connectDapp(engine);
+    setApprove((request) => {
+      supported = { wallet: SUPPORTED.wallet };
+      return { approved: true, scopes: ['eip155:1', 'eip155:10'], accounts: request.accounts };
+    });
+    const error = await rpcError(
+      client.createSession({ optionalScopes: { 'eip155:1': eip155Scope, 'eip155:10': eip155Scope } }),
+    );
+    assert.equal(error.code, 5100);
+    assert.equal(await store.get('https://dapp.example'), undefined, 'no session is stored');
+    assert.deepEqual(await client.getSession(), { sessionScopes: {} });
+  });
+
+  test('the approval is given the signal of the asking connection: closing it aborts the approval', async () => {
+    let asked!: (signal: AbortSignal) => void;
+    const signalGiven = new Promise<AbortSignal>((resolve) => {
+      asked = resolve;
+    });
+    const engine = createMultichainEngine({
+      getSupportedScopes: () => SUPPORTED,
+      getAccounts: () => [ACCOUNT_A],
+      approve: (_request, { signal }) =>
+        new Promise((resolve) => {
+          asked(signal);
+          signal.addEventListener('abort', () => resolve({ approved: false }), { once: true });
+        }),
+      invoke: async () => null,
+    });
+    const { client } = connectDapp(engine);
+    const pending = client.createSession({ optionalScopes: { 'eip155:1': eip155Scope } });
+    pending.catch(() => {});
+    const signal = await signalGiven;
+    assert.equal(signal.aborted, false);
+    await client.close();
+    assert.equal(signal.aborted, true, 'the dapp left: the approval is told');
+    assert.deepEqual(await engine.getSession('https://dapp.example'), undefined);
   });
 
   test('rejection by the person is 4001 and creates no session', async () => {

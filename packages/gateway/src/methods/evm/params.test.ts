@@ -5,8 +5,11 @@ import {
   expectArity,
   expectBlockOrEip1898,
   expectBlockParameter,
+  expectCallObject,
+  expectGasWithinCap,
   expectHash,
   expectQuantity,
+  expectReceiptsBlock,
   isBlockTag,
   toHexBlockNumber,
 } from './params.ts';
@@ -61,4 +64,62 @@ test('decimal block numbers are rewritten to hex; others are left as they are', 
   assert.equal(toHexBlockNumber(16), '0x10');
   assert.equal(toHexBlockNumber('latest'), 'latest');
   assert.equal(toHexBlockNumber('0x5'), '0x5');
+});
+
+test('fees: a tip equal to the fee cap is accepted, one above it refused, either alone accepted', () => {
+  expectCallObject({ maxFeePerGas: '0x64', maxPriorityFeePerGas: '0x64' });
+  refuses(
+    () => expectCallObject({ maxFeePerGas: '0x64', maxPriorityFeePerGas: '0x65' }),
+    /transaction call object\.maxPriorityFeePerGas is greater than its maxFeePerGas/,
+  );
+  // Compared as numbers, not as strings ('0x9' > '0x10' as text).
+  expectCallObject({ maxFeePerGas: '0x10', maxPriorityFeePerGas: '0x9' });
+  expectCallObject({ maxFeePerGas: '0x1' });
+  expectCallObject({ maxPriorityFeePerGas: `0x${'f'.repeat(32)}` });
+});
+
+test('data and input: both given and equal are accepted (web3.js sends both), different refused', () => {
+  expectCallObject({ data: '0xabcd', input: '0xabcd' });
+  expectCallObject({ data: '0xabcd' });
+  expectCallObject({ input: '0xabcd' });
+  refuses(
+    () => expectCallObject({ data: '0xabcd', input: '0xabce' }),
+    /both "data" and "input" to different values/,
+  );
+  refuses(() => expectCallObject({ data: '0x', input: '0x00' }, 'call'), /^call sets both/);
+});
+
+test('gas: exactly ten times the block gas limit is accepted, one more refused', () => {
+  const limit = 30_000_000n;
+  expectGasWithinCap({ gas: `0x${(limit * 10n).toString(16)}` }, limit, 'call');
+  expectGasWithinCap({}, limit, 'call');
+  refuses(
+    () => expectGasWithinCap({ gas: `0x${(limit * 10n + 1n).toString(16)}` }, limit, 'call'),
+    /^call\.gas 300000001 exceeds the cap of 10 x the current block gas limit \(300000000\)/,
+  );
+});
+
+test('eth_getBlockReceipts: JSON numbers from 0 up are block numbers, negatives and fractions are not', () => {
+  expectReceiptsBlock(0);
+  expectReceiptsBlock(Number.MAX_SAFE_INTEGER);
+  expectReceiptsBlock(0n);
+  expectReceiptsBlock(2n ** 64n - 1n);
+  expectReceiptsBlock('0');
+  expectReceiptsBlock('18446744073709551615');
+  expectReceiptsBlock(`0x${'ab'.repeat(32)}`);
+  for (const bad of [
+    -1,
+    1.5,
+    Number.MAX_SAFE_INTEGER + 1,
+    -1n,
+    2n ** 64n,
+    '18446744073709551616',
+    '01',
+    null,
+  ]) {
+    refuses(() => expectReceiptsBlock(bad), /blockNumber must be a hex or decimal block number/);
+  }
+  assert.equal(toHexBlockNumber(0), '0x0');
+  assert.equal(toHexBlockNumber('0'), '0x0');
+  assert.equal(toHexBlockNumber(255n), '0xff');
 });
