@@ -219,6 +219,53 @@ describe('wallet_createSession', () => {
     assert.deepEqual(await engine.getSession('https://dapp.example'), undefined);
   });
 
+  test('what was dropped as unsupported is logged, one line each', async () => {
+    const lines: string[] = [];
+    const engine = createMultichainEngine({
+      getSupportedScopes: () => SUPPORTED,
+      getAccounts: () => [ACCOUNT_A],
+      approve: async (request) => ({ approved: true, accounts: request.accounts }),
+      invoke: async () => null,
+      onLog: (line) => lines.push(line),
+    });
+    const { client } = connectDapp(engine);
+    await client.createSession({
+      optionalScopes: {
+        'eip155:999': eip155Scope,
+        'eip155:1': {
+          methods: ['eth_blockNumber', 'eth_sendRawTransaction'],
+          notifications: ['chainChanged'],
+        },
+      },
+    });
+    assert.ok(
+      lines.some((line) =>
+        /^multichain: https:\/\/dapp\.example asked for eip155:999: dropped, .+/.test(line),
+      ),
+      lines.join('\n'),
+    );
+    assert.ok(
+      lines.includes(
+        'multichain: https://dapp.example asked for unsupported eth_sendRawTransaction, chainChanged on eip155:1',
+      ),
+      lines.join('\n'),
+    );
+  });
+
+  test('the person is offered the accounts of each namespace once, and none for `wallet`', async () => {
+    const { engine, approvals } = createTestWallet();
+    const { client } = connectDapp(engine);
+    await client.createSession({
+      optionalScopes: {
+        wallet: { methods: [], notifications: [] },
+        'eip155:1': { ...eip155Scope, accounts: [`eip155:1:${ACCOUNT_B.toLowerCase()}`] },
+        'eip155:10': eip155Scope,
+      },
+    });
+    assert.deepEqual(approvals[0].accounts, { eip155: [ACCOUNT_A, ACCOUNT_B] });
+    assert.deepEqual(approvals[0].preselected, { eip155: [ACCOUNT_B] });
+  });
+
   test('rejection by the person is 4001 and creates no session', async () => {
     const { engine, setApprove } = createTestWallet();
     setApprove(() => ({ approved: false }));
@@ -416,6 +463,49 @@ describe('portico_requestScopes (one permission behind every interface)', () => 
     assert.deepEqual((await client.getSession()).sessionScopes, {
       'eip155:1': grantedScope('eip155:1', ACCOUNT_A, ACCOUNT_B),
       'eip155:10': grantedScope('eip155:10', ACCOUNT_A),
+    });
+  });
+});
+
+describe('portico_requestScopes without an earlier session', () => {
+  test('the first request keeps nothing and stores what was approved, with its session properties', async () => {
+    const { engine, approvals } = createTestWallet();
+    const bridge = engine.connect('https://dapp.example', () => {});
+    const reply = await bridge.handle({
+      jsonrpc: '2.0',
+      id: 1,
+      method: REQUEST_SCOPES_METHOD,
+      params: { optionalScopes: { 'eip155:1': eip155Scope } },
+    });
+    assert.ok(reply && 'result' in reply, JSON.stringify(reply));
+    assert.deepEqual(approvals[0].keeps, []);
+    assert.deepEqual(await engine.getSession('https://dapp.example'), {
+      sessionScopes: { 'eip155:1': grantedScope('eip155:1', ACCOUNT_A, ACCOUNT_B) },
+      sessionProperties: {},
+    });
+  });
+
+  test('a later request is told which scopes stay and keeps the earlier session properties', async () => {
+    const { engine, approvals } = createTestWallet();
+    const { client } = connectDapp(engine);
+    await client.createSession({
+      optionalScopes: { 'eip155:1': eip155Scope },
+      sessionProperties: { solana_accountChanged_notifications: true },
+    });
+    const bridge = engine.connect('https://dapp.example', () => {});
+    await bridge.handle({
+      jsonrpc: '2.0',
+      id: 1,
+      method: REQUEST_SCOPES_METHOD,
+      params: { optionalScopes: { 'eip155:10': eip155Scope } },
+    });
+    assert.deepEqual(approvals[1].keeps, ['eip155:1']);
+    assert.deepEqual(await engine.getSession('https://dapp.example'), {
+      sessionScopes: {
+        'eip155:1': grantedScope('eip155:1', ACCOUNT_A, ACCOUNT_B),
+        'eip155:10': grantedScope('eip155:10', ACCOUNT_A, ACCOUNT_B),
+      },
+      sessionProperties: { solana_accountChanged_notifications: true },
     });
   });
 });
