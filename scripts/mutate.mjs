@@ -26,7 +26,7 @@ export const MODULES = {
     mutate: 'packages/auth-server/src/verifiers/jwt.ts',
     tests: [
       'packages/auth-server/test/jwt-verifier.test.ts',
-      'packages/auth-server/test/replay-mark.test.ts',
+      'packages/auth-server/test/jwt-verifier-jwks.test.ts',
     ],
   },
   'sqlite-credit-ledger': {

@@ -1,10 +1,8 @@
 // The custom JWT verifier on its own, with a real SQLite store and real keys (jose): every algorithm
 // an identity provider may sign with, tokens without kid, not-yet-valid and malformed tokens, the
-// replay record's retention, a JWKS endpoint that is down or does not answer, and profile claims
-// that are not strings.
+// replay record's retention and profile claims that are not strings (a JWKS endpoint that is down
+// or does not answer: jwt-verifier-jwks.test.ts).
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { tempDir } from '@portico/testkit';
@@ -220,40 +218,5 @@ describe('claims', () => {
     const v = verifier({ keys: [jwk] });
     const token = await sign(keys, { alg: 'ES256', kid: jwk.kid }, { sub: { id: 1 } as unknown as string });
     assert.equal(await refusal(v.verify(token)), 'Token has no verifier id in "sub"');
-  });
-});
-
-describe('the JWKS endpoint', () => {
-  let silent: Server;
-  const held: import('node:http').ServerResponse[] = [];
-  before(async () => {
-    silent = createServer((_request, response) => {
-      held.push(response);
-    });
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-  });
-  after(async () => {
-    for (const response of held) response.destroy();
-    silent.closeAllConnections();
-    await new Promise((resolve) => silent.close(resolve));
-  });
-
-  test('down: a clear error naming the JWKS', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const { port } = closed.address() as AddressInfo;
-    await new Promise((resolve) => closed.close(resolve));
-    const { keys, jwk } = await keyPair('RS256');
-    const v = verifier({ jwksUrl: `http://127.0.0.1:${port}/jwks.json` });
-    const message = await refusal(v.verify(await sign(keys, { alg: 'RS256', kid: jwk.kid })));
-    assert.equal(message, "Could not fetch the verifier's JWKS: the JWKS endpoint could not be reached");
-  });
-
-  test('slow: the fetch gives up and says so', async () => {
-    const { port } = silent.address() as AddressInfo;
-    const { keys, jwk } = await keyPair('RS256');
-    const v = verifier({ jwksUrl: `http://127.0.0.1:${port}/jwks.json` });
-    const message = await refusal(v.verify(await sign(keys, { alg: 'RS256', kid: jwk.kid })));
-    assert.match(message, /^Could not fetch the verifier's JWKS: .*timed out/);
   });
 });

@@ -6,6 +6,7 @@ import {
   MultichainRpcError,
   REQUEST_SCOPES_METHOD,
   type SupportedScopes,
+  walletCreateSession,
 } from '../src/index.ts';
 import {
   ACCOUNT_A,
@@ -467,6 +468,83 @@ describe('portico_requestScopes (one permission behind every interface)', () => 
   });
 });
 
+describe('walletCreateSession with only the hooks it needs', () => {
+  const SOLANA = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
+  const hooks = (supported: SupportedScopes = SUPPORTED) => {
+    const stored: unknown[] = [];
+    return {
+      stored,
+      getSupportedScopes: () => supported,
+      getAccounts: (namespace: string) => (namespace === 'eip155' ? [ACCOUNT_A, ACCOUNT_B] : []),
+      approve: async (request: { accounts: Record<string, string[]> }) => ({
+        approved: true,
+        accounts: request.accounts,
+      }),
+      setSession: async (_origin: string, session: unknown) => {
+        stored.push(session);
+      },
+      endSessionWork: () => {},
+    };
+  };
+
+  test('without a log, what is dropped is dropped quietly', async () => {
+    const session = await walletCreateSession(
+      {
+        origin: 'https://quiet.example',
+        params: {
+          optionalScopes: {
+            'eip155:999': eip155Scope,
+            'eip155:1': { methods: ['eth_blockNumber', 'eth_sendRawTransaction'], notifications: [] },
+          },
+        },
+        knownSessionProperties: [],
+      },
+      hooks(),
+    );
+    assert.deepEqual(Object.keys(session.sessionScopes), ['eip155:1']);
+  });
+
+  test('merging without a getSession hook keeps nothing and stores what was approved', async () => {
+    const h = hooks();
+    const session = await walletCreateSession(
+      {
+        origin: 'https://merge.example',
+        params: { optionalScopes: { 'eip155:1': eip155Scope } },
+        knownSessionProperties: [],
+        merge: true,
+      },
+      h,
+    );
+    assert.deepEqual(Object.keys(session.sessionScopes), ['eip155:1']);
+    assert.deepEqual(h.stored, [session]);
+  });
+
+  test('an account requested in another namespace is not preselected, even with the same spelling', async () => {
+    let offered: { preselected: Record<string, string[]> } | undefined;
+    const h = hooks({ ...SUPPORTED, [SOLANA]: { methods: ['signMessage'], notifications: [] } });
+    await walletCreateSession(
+      {
+        origin: 'https://two.example',
+        params: {
+          optionalScopes: {
+            'eip155:1': eip155Scope,
+            [SOLANA]: { methods: ['signMessage'], notifications: [], accounts: [`${SOLANA}:${ACCOUNT_A}`] },
+          },
+        },
+        knownSessionProperties: [],
+      },
+      {
+        ...h,
+        approve: async (request) => {
+          offered = request;
+          return { approved: true, accounts: request.accounts };
+        },
+      },
+    );
+    assert.deepEqual(offered?.preselected, { eip155: [], solana: [] });
+  });
+});
+
 describe('portico_requestScopes without an earlier session', () => {
   test('the first request keeps nothing and stores what was approved, with its session properties', async () => {
     const { engine, approvals } = createTestWallet();
@@ -485,11 +563,11 @@ describe('portico_requestScopes without an earlier session', () => {
     });
   });
 
-  test('a later request is told which scopes stay and keeps the earlier session properties', async () => {
+  test('a later request is told which scopes stay (not the one asked again) and keeps the earlier session properties', async () => {
     const { engine, approvals } = createTestWallet();
     const { client } = connectDapp(engine);
     await client.createSession({
-      optionalScopes: { 'eip155:1': eip155Scope },
+      optionalScopes: { 'eip155:1': eip155Scope, 'eip155:10': eip155Scope },
       sessionProperties: { solana_accountChanged_notifications: true },
     });
     const bridge = engine.connect('https://dapp.example', () => {});

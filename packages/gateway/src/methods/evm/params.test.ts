@@ -70,6 +70,7 @@ test('decimal block numbers are rewritten to hex; others are left as they are', 
   assert.equal(toHexBlockNumber(16), '0x10');
   assert.equal(toHexBlockNumber('latest'), 'latest');
   assert.equal(toHexBlockNumber('0x5'), '0x5');
+  assert.deepEqual(toHexBlockNumber(['5']), ['5'], 'only numbers and decimal strings are rewritten');
 });
 
 test('fees: a tip equal to the fee cap is accepted, one above it refused, either alone accepted', () => {
