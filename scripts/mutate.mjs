@@ -27,6 +27,7 @@ export const MODULES = {
     tests: [
       'packages/auth-server/test/jwt-verifier.test.ts',
       'packages/auth-server/test/jwt-verifier-jwks.test.ts',
+      'packages/auth-server/test/jwt-verifier-claims.test.ts',
     ],
   },
   'sqlite-credit-ledger': {
