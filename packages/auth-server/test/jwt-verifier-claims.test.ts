@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { tempDir } from '@portico/testkit';
-import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
+import { CompactSign, exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
 import { SqliteStore } from '../src/store.ts';
 import { JwtVerifier, type JwtVerifierConfig } from '../src/verifiers/jwt.ts';
 import { VerifierError } from '../src/verifiers/types.ts';
@@ -127,7 +127,40 @@ describe('time', () => {
   });
 });
 
+describe('replay record', () => {
+  test('a token without exp, signed a little in the future (within the leeway), is remembered as long as it is accepted', async () => {
+    const kept: number[] = [];
+    const recording = Object.create(store) as SqliteStore;
+    recording.markTokenUsed = (hash, until) => {
+      kept.push(until);
+      return store.markTokenUsed(hash, until);
+    };
+    const leeway = 300;
+    const maxAge = 60;
+    const v = new JwtVerifier(
+      'future-iat',
+      { type: 'jwt', keys: [jwk], leeway, maxLeeway: leeway, maxTokenAgeSeconds: maxAge },
+      recording,
+    );
+    const iat = now() + leeway - 30;
+    const token = await new SignJWT({ sub: 'no-exp-future' })
+      .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+      .setIssuedAt(iat)
+      .sign(keys.privateKey);
+    await v.verify(token);
+    // Accepted until iat + maxAge + leeway (the age check allows the leeway too).
+    assert.ok(kept[0] >= (iat + maxAge + leeway) * 1000, `kept until ${kept[0]}`);
+  });
+});
+
 describe('header', () => {
+  test('a correctly signed token whose payload is not a JSON object is an invalid token', async () => {
+    const token = await new CompactSign(new TextEncoder().encode('not a claims set'))
+      .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+      .sign(keys.privateKey);
+    assert.match(await refusal(verifier().verify(token)), /^Invalid token: .+/);
+  });
+
   test('a token whose header names no algorithm is refused', async () => {
     const token = await sign();
     const [, payload, signature] = token.split('.');

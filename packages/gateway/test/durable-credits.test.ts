@@ -477,3 +477,29 @@ test('reserving ahead: earlier days are dropped from memory once their unused re
   disk.close();
   db.close();
 });
+
+test('reserving ahead: a grant used up within a second doubles, one that lasted over 4 s halves, in between it stays', async () => {
+  const { path, db, ledger } = open('grant-sizes', AHEAD);
+  const disk = diskReader(path);
+  const limit = 100_000; // grants up to 1 000
+  /** Debits of 10 until one needs a new grant at `at`; the reservation on disk after it. */
+  const spendPastReservation = async (at: number) => {
+    const before = disk.credits('key_u');
+    while (disk.credits('key_u') === before) await ledger.debit('key_u', limit, 10, at);
+    return disk.credits('key_u');
+  };
+  let t = NOON;
+  assert.equal(await spendPastReservation(t), 10, 'the first grant is the cost');
+  assert.equal(await spendPastReservation(t), 30, 'used up at once: doubled to 20');
+  assert.equal(await spendPastReservation(t), 70, 'doubled to 40');
+  t += 1000;
+  assert.equal(await spendPastReservation(t), 110, 'lasted exactly 1 s: stays 40');
+  t += 4000;
+  assert.equal(await spendPastReservation(t), 150, 'lasted exactly 4 s: stays 40');
+  t += 4001;
+  assert.equal(await spendPastReservation(t), 170, 'lasted over 4 s: halved to 20');
+  t += 999;
+  assert.equal(await spendPastReservation(t), 210, 'used up within a second: doubled to 40');
+  disk.close();
+  db.close();
+});
