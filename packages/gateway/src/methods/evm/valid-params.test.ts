@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { GatewayError } from '../../rpc/errors.ts';
+import type { MethodSpecs } from '../types.ts';
 import { EVM_METHOD_SPECS, getLogsSpec } from './spec.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261127);
@@ -172,7 +173,7 @@ const VALID: Record<string, fc.Arbitrary<unknown[]>> = {
   eth_getLogs: fc.tuple(logsFilter),
 };
 
-const SPECS = { ...EVM_METHOD_SPECS, eth_getLogs: getLogsSpec(MAX_LOGS_RANGE) };
+const SPECS: MethodSpecs = { ...EVM_METHOD_SPECS, eth_getLogs: getLogsSpec(MAX_LOGS_RANGE) };
 
 test('every generated method is one the gateway checks', () => {
   for (const method of Object.keys(VALID)) assert.ok(SPECS[method]?.check, `${method} has a parameter rule`);
