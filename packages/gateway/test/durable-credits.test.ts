@@ -403,3 +403,103 @@ test('usage that cannot be written while the disk refuses writes is kept and wri
   await usage.close();
   db.close();
 });
+
+test('a commit that fails before reaching the ledger (another writer, or BEGIN) refuses the held debits with 503 and charges nothing', async () => {
+  const path = join(dir.path, 'fails-elsewhere.db');
+  const db = openSqlite(path);
+  const commits = new GroupCommit(db);
+  let broken = true;
+  // Added before the ledger, so its write runs first and the ledger's write is never reached.
+  const before: BatchWriter = {
+    get pending() {
+      return broken ? 1 : 0;
+    },
+    write() {
+      if (broken) throw new Error('disk full');
+    },
+    committed() {},
+    failed() {},
+  };
+  commits.add(before);
+  const ledger = new SqliteCreditLedger(db, commits);
+  const disk = diskReader(path);
+  await ledger.debit('key_q', 1000, 100, NOON).catch(() => {});
+  assert.equal(disk.credits('key_q'), 0);
+  const held = [ledger.debit('key_q', 1000, 30, NOON), ledger.debit('key_q', 1000, 20, NOON)];
+  for (const debit of held)
+    await assert.rejects(debit, (error: unknown) => {
+      assert.ok(error instanceof StoreUnavailableError);
+      assert.equal(error.httpStatus, 503);
+      return true;
+    });
+  assert.equal(await ledger.spent('key_q', NOON), 0, 'nothing charged for debits that were not written');
+  assert.equal(ledger.pending, 0, 'nothing left to write: the refused debits are not retried');
+  broken = false;
+  assert.deepEqual(await ledger.debit('key_q', 1000, 10, NOON), { ok: true, remaining: 990 });
+  assert.equal(disk.credits('key_q'), 10);
+  disk.close();
+  db.close();
+});
+
+test('reserving ahead: a clock that goes back to a day just left revives its balance, with its reservation and exact spending', async () => {
+  const { path, db, ledger } = open('clock-back', AHEAD);
+  const disk = diskReader(path);
+  for (let i = 0; i < 6; i++) await ledger.debit('key_r', 100_000, 25, NOON);
+  const reserved = disk.credits('key_r');
+  assert.ok(reserved > 150);
+  const tomorrow = NOON + 86_400_000;
+  // Tomorrow retires today's balance (its unused reservation to be given back with the next
+  // commit); the clock goes back before that commit runs.
+  assert.equal(await ledger.spent('key_r', tomorrow), 0);
+  assert.equal(await ledger.spent('key_r', NOON), 150, 'spent is what was spent, not what was reserved');
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(disk.credits('key_r'), reserved, 'the revived day keeps its reservation');
+  assert.deepEqual(ledger.debitNow('key_r', 100_000, reserved - 150, NOON), {
+    ok: true,
+    remaining: 100_000 - reserved,
+  });
+  assert.equal(ledger.pending, 0, 'a debit inside the kept reservation writes nothing');
+  disk.close();
+  db.close();
+});
+
+test('reserving ahead: earlier days are dropped from memory once their unused reservation is written back', async () => {
+  const { path, db, ledger } = open('retired-dropped', AHEAD);
+  const disk = diskReader(path);
+  const keys = Array.from({ length: 20 }, (_, i) => `key_t${i}`);
+  let day = NOON;
+  for (let d = 0; d < 3; d++, day += 86_400_000) {
+    for (const key of keys) await ledger.debit(key, 100_000, 5, day);
+    for (const key of keys) await ledger.debit(key, 100_000, 5, day);
+  }
+  assert.equal(ledger.held, keys.length, 'one balance per key, whatever the number of days');
+  assert.equal(disk.credits('key_t0', DAY), 10, 'the first day written back as its exact spending');
+  disk.close();
+  db.close();
+});
+
+test('reserving ahead: a grant used up within a second doubles, one that lasted over 4 s halves, in between it stays', async () => {
+  const { path, db, ledger } = open('grant-sizes', AHEAD);
+  const disk = diskReader(path);
+  const limit = 100_000; // grants up to 1 000
+  /** Debits of 10 until one needs a new grant at `at`; the reservation on disk after it. */
+  const spendPastReservation = async (at: number) => {
+    const before = disk.credits('key_u');
+    while (disk.credits('key_u') === before) await ledger.debit('key_u', limit, 10, at);
+    return disk.credits('key_u');
+  };
+  let t = NOON;
+  assert.equal(await spendPastReservation(t), 10, 'the first grant is the cost');
+  assert.equal(await spendPastReservation(t), 30, 'used up at once: doubled to 20');
+  assert.equal(await spendPastReservation(t), 70, 'doubled to 40');
+  t += 1000;
+  assert.equal(await spendPastReservation(t), 110, 'lasted exactly 1 s: stays 40');
+  t += 4000;
+  assert.equal(await spendPastReservation(t), 150, 'lasted exactly 4 s: stays 40');
+  t += 4001;
+  assert.equal(await spendPastReservation(t), 170, 'lasted over 4 s: halved to 20');
+  t += 999;
+  assert.equal(await spendPastReservation(t), 210, 'used up within a second: doubled to 40');
+  disk.close();
+  db.close();
+});

@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
   createMemorySessionStore,
+  createMultichainEngine,
   MultichainRpcError,
   REQUEST_SCOPES_METHOD,
   type SupportedScopes,
+  walletCreateSession,
 } from '../src/index.ts';
 import {
   ACCOUNT_A,
@@ -156,6 +158,113 @@ describe('wallet_createSession', () => {
       optionalScopes: { 'wallet:eip155': { methods: [], notifications: [] } },
     });
     assert.deepEqual(session.sessionScopes['wallet:eip155'].accounts, [`wallet:eip155:${ACCOUNT_B}`]);
+  });
+
+  test('`wallet` carries no accounts, `wallet:eip155` the approved eip155 ones, side by side with a chain', async () => {
+    const { engine, setApprove } = createTestWallet();
+    setApprove(() => ({ approved: true, accounts: { eip155: [ACCOUNT_A] } }));
+    const { client } = connectDapp(engine);
+    const session = await client.createSession({
+      optionalScopes: {
+        wallet: { methods: [], notifications: [] },
+        'wallet:eip155': { methods: [], notifications: [] },
+        'eip155:1': eip155Scope,
+      },
+    });
+    assert.deepEqual(session.sessionScopes, {
+      wallet: grantedScope('wallet'),
+      'wallet:eip155': grantedScope('wallet:eip155', ACCOUNT_A),
+      'eip155:1': grantedScope('eip155:1', ACCOUNT_A),
+    });
+  });
+
+  test('every approved scope vanishing while the person decides is 5100 and stores no session', async () => {
+    let supported: SupportedScopes = SUPPORTED;
+    const store = createMemorySessionStore();
+    const { engine, setApprove } = createTestWallet({ store, supported: () => supported });
+    const { client } = connectDapp(engine);
+    setApprove((request) => {
+      supported = { wallet: SUPPORTED.wallet };
+      return { approved: true, scopes: ['eip155:1', 'eip155:10'], accounts: request.accounts };
+    });
+    const error = await rpcError(
+      client.createSession({ optionalScopes: { 'eip155:1': eip155Scope, 'eip155:10': eip155Scope } }),
+    );
+    assert.equal(error.code, 5100);
+    assert.equal(await store.get('https://dapp.example'), undefined, 'no session is stored');
+    assert.deepEqual(await client.getSession(), { sessionScopes: {} });
+  });
+
+  test('the approval is given the signal of the asking connection: closing it aborts the approval', async () => {
+    let asked!: (signal: AbortSignal) => void;
+    const signalGiven = new Promise<AbortSignal>((resolve) => {
+      asked = resolve;
+    });
+    const engine = createMultichainEngine({
+      getSupportedScopes: () => SUPPORTED,
+      getAccounts: () => [ACCOUNT_A],
+      approve: (_request, { signal }) =>
+        new Promise((resolve) => {
+          asked(signal);
+          signal.addEventListener('abort', () => resolve({ approved: false }), { once: true });
+        }),
+      invoke: async () => null,
+    });
+    const { client } = connectDapp(engine);
+    const pending = client.createSession({ optionalScopes: { 'eip155:1': eip155Scope } });
+    pending.catch(() => {});
+    const signal = await signalGiven;
+    assert.equal(signal.aborted, false);
+    await client.close();
+    assert.equal(signal.aborted, true, 'the dapp left: the approval is told');
+    assert.deepEqual(await engine.getSession('https://dapp.example'), undefined);
+  });
+
+  test('what was dropped as unsupported is logged, one line each', async () => {
+    const lines: string[] = [];
+    const engine = createMultichainEngine({
+      getSupportedScopes: () => SUPPORTED,
+      getAccounts: () => [ACCOUNT_A],
+      approve: async (request) => ({ approved: true, accounts: request.accounts }),
+      invoke: async () => null,
+      onLog: (line) => lines.push(line),
+    });
+    const { client } = connectDapp(engine);
+    await client.createSession({
+      optionalScopes: {
+        'eip155:999': eip155Scope,
+        'eip155:1': {
+          methods: ['eth_blockNumber', 'eth_sendRawTransaction'],
+          notifications: ['chainChanged'],
+        },
+      },
+    });
+    assert.ok(
+      lines.some((line) =>
+        /^multichain: https:\/\/dapp\.example asked for eip155:999: dropped, .+/.test(line),
+      ),
+      lines.join('\n'),
+    );
+    assert.ok(
+      lines.includes(
+        'multichain: https://dapp.example asked for unsupported eth_sendRawTransaction, chainChanged on eip155:1',
+      ),
+      lines.join('\n'),
+    );
+  });
+
+  test('the person is offered the accounts of each namespace once, and none for `wallet`', async () => {
+    const { engine, approvals } = createTestWallet();
+    const { client } = connectDapp(engine);
+    await client.createSession({
+      optionalScopes: {
+        wallet: { methods: [], notifications: [] },
+        'eip155:1': { ...eip155Scope, accounts: [`eip155:1:${ACCOUNT_B.toLowerCase()}`] },
+        'eip155:10': eip155Scope,
+      },
+    });
+    assert.deepEqual(approvals[0].accounts, { eip155: [ACCOUNT_A, ACCOUNT_B] });
+    assert.deepEqual(approvals[0].preselected, { eip155: [ACCOUNT_B] });
   });
 
   test('rejection by the person is 4001 and creates no session', async () => {
@@ -355,6 +464,126 @@ describe('portico_requestScopes (one permission behind every interface)', () => 
     assert.deepEqual((await client.getSession()).sessionScopes, {
       'eip155:1': grantedScope('eip155:1', ACCOUNT_A, ACCOUNT_B),
       'eip155:10': grantedScope('eip155:10', ACCOUNT_A),
+    });
+  });
+});
+
+describe('walletCreateSession with only the hooks it needs', () => {
+  const SOLANA = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
+  const hooks = (supported: SupportedScopes = SUPPORTED) => {
+    const stored: unknown[] = [];
+    return {
+      stored,
+      getSupportedScopes: () => supported,
+      getAccounts: (namespace: string) => (namespace === 'eip155' ? [ACCOUNT_A, ACCOUNT_B] : []),
+      approve: async (request: { accounts: Record<string, string[]> }) => ({
+        approved: true,
+        accounts: request.accounts,
+      }),
+      setSession: async (_origin: string, session: unknown) => {
+        stored.push(session);
+      },
+      endSessionWork: () => {},
+    };
+  };
+
+  test('without a log, what is dropped is dropped quietly', async () => {
+    const session = await walletCreateSession(
+      {
+        origin: 'https://quiet.example',
+        params: {
+          optionalScopes: {
+            'eip155:999': eip155Scope,
+            'eip155:1': { methods: ['eth_blockNumber', 'eth_sendRawTransaction'], notifications: [] },
+          },
+        },
+        knownSessionProperties: [],
+      },
+      hooks(),
+    );
+    assert.deepEqual(Object.keys(session.sessionScopes), ['eip155:1']);
+  });
+
+  test('merging without a getSession hook keeps nothing and stores what was approved', async () => {
+    const h = hooks();
+    const session = await walletCreateSession(
+      {
+        origin: 'https://merge.example',
+        params: { optionalScopes: { 'eip155:1': eip155Scope } },
+        knownSessionProperties: [],
+        merge: true,
+      },
+      h,
+    );
+    assert.deepEqual(Object.keys(session.sessionScopes), ['eip155:1']);
+    assert.deepEqual(h.stored, [session]);
+  });
+
+  test('an account requested in another namespace is not preselected, even with the same spelling', async () => {
+    let offered: { preselected: Record<string, string[]> } | undefined;
+    const h = hooks({ ...SUPPORTED, [SOLANA]: { methods: ['signMessage'], notifications: [] } });
+    await walletCreateSession(
+      {
+        origin: 'https://two.example',
+        params: {
+          optionalScopes: {
+            'eip155:1': eip155Scope,
+            [SOLANA]: { methods: ['signMessage'], notifications: [], accounts: [`${SOLANA}:${ACCOUNT_A}`] },
+          },
+        },
+        knownSessionProperties: [],
+      },
+      {
+        ...h,
+        approve: async (request) => {
+          offered = request;
+          return { approved: true, accounts: request.accounts };
+        },
+      },
+    );
+    assert.deepEqual(offered?.preselected, { eip155: [], solana: [] });
+  });
+});
+
+describe('portico_requestScopes without an earlier session', () => {
+  test('the first request keeps nothing and stores what was approved, with its session properties', async () => {
+    const { engine, approvals } = createTestWallet();
+    const bridge = engine.connect('https://dapp.example', () => {});
+    const reply = await bridge.handle({
+      jsonrpc: '2.0',
+      id: 1,
+      method: REQUEST_SCOPES_METHOD,
+      params: { optionalScopes: { 'eip155:1': eip155Scope } },
+    });
+    assert.ok(reply && 'result' in reply, JSON.stringify(reply));
+    assert.deepEqual(approvals[0].keeps, []);
+    assert.deepEqual(await engine.getSession('https://dapp.example'), {
+      sessionScopes: { 'eip155:1': grantedScope('eip155:1', ACCOUNT_A, ACCOUNT_B) },
+      sessionProperties: {},
+    });
+  });
+
+  test('a later request is told which scopes stay (not the one asked again) and keeps the earlier session properties', async () => {
+    const { engine, approvals } = createTestWallet();
+    const { client } = connectDapp(engine);
+    await client.createSession({
+      optionalScopes: { 'eip155:1': eip155Scope, 'eip155:10': eip155Scope },
+      sessionProperties: { solana_accountChanged_notifications: true },
+    });
+    const bridge = engine.connect('https://dapp.example', () => {});
+    await bridge.handle({
+      jsonrpc: '2.0',
+      id: 1,
+      method: REQUEST_SCOPES_METHOD,
+      params: { optionalScopes: { 'eip155:10': eip155Scope } },
+    });
+    assert.deepEqual(approvals[1].keeps, ['eip155:1']);
+    assert.deepEqual(await engine.getSession('https://dapp.example'), {
+      sessionScopes: {
+        'eip155:1': grantedScope('eip155:1', ACCOUNT_A, ACCOUNT_B),
+        'eip155:10': grantedScope('eip155:10', ACCOUNT_A, ACCOUNT_B),
+      },
+      sessionProperties: { solana_accountChanged_notifications: true },
     });
   });
 });

@@ -8,6 +8,7 @@ import {
   type JWTVerifyGetKey,
   jwtVerify,
 } from 'jose';
+import { JOSEError } from 'jose/errors';
 import type { AuthStore } from '../store.ts';
 import { appIdOptions, checkVerifierIdRules, type VerifierIdRules, verifierIdFrom } from './app-options.ts';
 import { replayMark } from './replay-mark.ts';
@@ -42,7 +43,7 @@ export class JwtVerifier {
     private readonly store: AuthStore,
   ) {
     if (config.jwksUrl)
-      this.keySet = createRemoteJWKSet(new URL(config.jwksUrl), { cooldownDuration: 5_000 });
+      this.keySet = reachable(createRemoteJWKSet(new URL(config.jwksUrl), { cooldownDuration: 5_000 }));
     else if (config.keys?.length) this.keySet = createLocalJWKSet({ keys: config.keys });
     else throw new Error(`verifier ${name}: give jwksUrl or keys`);
     if (config.claims && Object.keys(config.claims).length > 3) {
@@ -99,6 +100,21 @@ export class JwtVerifier {
       oAuthIdToken: token,
     };
   }
+}
+
+/**
+ * A remote key set whose endpoint cannot be reached (connection refused, DNS) fails with fetch's own
+ * TypeError, which carries no code: named here so the refusal says the JWKS could not be fetched.
+ */
+function reachable(keySet: JWTVerifyGetKey): JWTVerifyGetKey {
+  return async (header, token) => {
+    try {
+      return await keySet(header, token);
+    } catch (err) {
+      if (err instanceof JOSEError) throw err;
+      throw new JOSEError('the JWKS endpoint could not be reached');
+    }
+  };
 }
 
 function joseMessage(err: unknown, maxAge: number): string {

@@ -225,6 +225,15 @@ export class SqliteCreditLedger implements CreditLedger, BatchWriter {
     return this.dirty.size;
   }
 
+  /**
+   * Balances held in memory: one per key (its latest day) plus the earlier days whose unused
+   * reservation is not written back yet. Each earlier day is dropped once its commit succeeds, so
+   * this stays at the number of keys in use however many days go by.
+   */
+  get held() {
+    return this.balances.size + this.retired.size;
+  }
+
   write() {
     const dirty = this.dirty;
     this.dirty = new Set();

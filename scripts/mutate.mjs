@@ -1,0 +1,90 @@
+#!/usr/bin/env node
+// Mutation testing of the core modules (StrykerJS, command runner): each mutant of a module is run
+// against the test files that cover it, and a mutant the tests let through is a test to write (or
+// an equivalent mutant, listed in docs/testing.md). Not part of CI: it runs the tests once per
+// mutant. Usage: npm run mutate [-- <module>...]   (no module: every one; see MODULES)
+//
+// Stryker runs in place (`inPlace`): the workspace packages import each other through
+// node_modules/@portico/* links to the real sources, so a sandbox copy would test the original
+// files. Do not edit the mutated file while it runs; Stryker puts it back when it ends (also on
+// Ctrl-C). Reports: reports/mutation/<module>.{json,html}.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Each core module and the test files that cover it (fast ones: no anvil, no services). */
+export const MODULES = {
+  params: {
+    mutate: 'packages/gateway/src/methods/evm/params.ts',
+    tests: ['packages/gateway/src/methods/evm/params.test.ts'],
+  },
+  'wallet-createSession': {
+    mutate: 'packages/multichain/src/engine/wallet-createSession.ts',
+    tests: ['packages/multichain/test/engine.test.ts', 'packages/wallet/test/approval-disconnect.test.ts'],
+  },
+  jwt: {
+    mutate: 'packages/auth-server/src/verifiers/jwt.ts',
+    tests: [
+      'packages/auth-server/test/jwt-verifier.test.ts',
+      'packages/auth-server/test/jwt-verifier-jwks.test.ts',
+      'packages/auth-server/test/jwt-verifier-claims.test.ts',
+    ],
+  },
+  'sqlite-credit-ledger': {
+    mutate: 'packages/gateway/src/credits/sqlite-credit-ledger.ts',
+    tests: ['packages/gateway/test/durable-credits.test.ts'],
+  },
+};
+
+const root = new URL('..', import.meta.url).pathname;
+const asked = process.argv.slice(2);
+const unknown = asked.filter((name) => !Object.hasOwn(MODULES, name));
+if (unknown.length) {
+  console.error(`unknown module(s): ${unknown.join(', ')}; known: ${Object.keys(MODULES).join(', ')}`);
+  process.exit(2);
+}
+
+const reports = join(root, 'reports', 'mutation');
+mkdirSync(reports, { recursive: true });
+let failed = false;
+for (const name of asked.length ? asked : Object.keys(MODULES)) {
+  const { mutate, tests } = MODULES[name];
+  const config = {
+    $schema: './node_modules/@stryker-mutator/core/schema/stryker-schema.json',
+    mutate: [mutate],
+    inPlace: true,
+    // Only the mutated file is rewritten (and put back); tsx does not type-check anyway.
+    disableTypeChecks: false,
+    testRunner: 'command',
+    // The repository's runner (tsx, @portico/source imports, per-test timeout); CI=true makes a
+    // skipped part of the suite a failure rather than a pass.
+    commandRunner: { command: `CI=true node scripts/test.mjs ${tests.join(' ')}` },
+    coverageAnalysis: 'off',
+    // The machine is shared: one mutant at a time.
+    concurrency: 1,
+    timeoutMS: 30_000,
+    reporters: ['clear-text', 'progress-append-only', 'json', 'html'],
+    jsonReporter: { fileName: join('reports', 'mutation', `${name}.json`) },
+    htmlReporter: { fileName: join('reports', 'mutation', `${name}.html`) },
+    tempDirName: join('.stryker-tmp', name),
+    cleanTempDir: true,
+    thresholds: { high: 90, low: 80, break: null },
+  };
+  const file = join(reports, `${name}.stryker.config.json`);
+  writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
+  console.log(`\n== ${name}: ${mutate} against ${tests.join(', ')}`);
+  const run = spawnSync(
+    'nice',
+    [
+      '-n',
+      '10',
+      process.execPath,
+      join(root, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js'),
+      'run',
+      file,
+    ],
+    { cwd: root, stdio: 'inherit' },
+  );
+  if (run.status !== 0) failed = true;
+}
+process.exit(failed ? 1 : 0);
