@@ -173,7 +173,7 @@ const VALID: Record<string, fc.Arbitrary<unknown[]>> = {
   eth_getLogs: fc.tuple(logsFilter),
 };
 
-const SPECS: MethodSpecs = { ...EVM_METHOD_SPECS, eth_getLogs: getLogsSpec(MAX_LOGS_RANGE) };
+const SPECS: MethodSpecs = { ...EVM_METHOD_SPECS, eth_getLogs: getLogsSpec(MAX_LOGS_RANGE, MAX_LOGS_RANGE) };
 
 test('every generated method is one the gateway checks', () => {
   for (const method of Object.keys(VALID)) assert.ok(SPECS[method]?.check, `${method} has a parameter rule`);
