@@ -60,9 +60,11 @@ const child = spawn(
     // slowest file takes about 4 minutes on a loaded 2-core machine).
     `--test-timeout=${process.env.PORTICO_TEST_TIMEOUT_MS ?? 900_000}`,
     // Node 22+ no longer times out a file as a whole: there a file whose tests are done must end
-    // even if something it started still holds the event loop, or a leaked handle hangs the run.
-    // (On Node 20 the file's own timeout does that, and this flag would cut the reporters short.)
-    ...(Number(process.versions.node.split('.')[0]) >= 22 ? ['--test-force-exit'] : []),
+    // even if something it started still holds the event loop, or a leaked handle hangs the run
+    // (scripts/test-exit-guard.mjs; not --test-force-exit, which cut files short on Node 24).
+    ...(Number(process.versions.node.split('.')[0]) >= 22
+      ? ['--import', join(root, 'scripts', 'test-exit-guard.mjs')]
+      : []),
     ...coverageFlags(),
     ...files,
   ],
