@@ -60,7 +60,8 @@ describe('portico start --workers', { skip }, () => {
       JSON.stringify({
         port: 0,
         adminToken: ADMIN_TOKEN,
-        logLevel: 'warn',
+        // debug: each answered RPC request is one access-log line, with the pid of the worker
+        logLevel: 'debug',
         stores: { kind: 'shared', databaseUrl: schema.url, redis: redis.url, redisKeyPrefix: prefix },
         networks: [{ name: 'local', chainId: 'eip155:31337', upstreams: [anvil.url], cache: false }],
         dashboard: { enabled: true },
@@ -111,6 +112,20 @@ describe('portico start --workers', { skip }, () => {
     );
     assert.equal(statuses.filter((s) => s === 200).length, 40, 'exactly balance / cost succeed');
     assert.equal(statuses.filter((s) => s !== 200 && s !== 402 && s !== 429).length, 0);
+    // Both workers served: the access log names each worker's pid among the 120 answers.
+    const served = new Map<number, number>();
+    for (const line of output.split('\n')) {
+      if (!line.startsWith('{')) continue;
+      const entry = JSON.parse(line) as { msg?: string; pid?: number; method?: string };
+      if (entry.msg === 'rpc request' && entry.method === 'eth_blockNumber' && entry.pid)
+        served.set(entry.pid, (served.get(entry.pid) ?? 0) + 1);
+    }
+    assert.deepEqual([...served.keys()].sort(), workersOf(child.pid!).sort(), 'each worker answered some');
+    assert.equal(
+      [...served.values()].reduce((a, b) => a + b, 0),
+      120,
+      'every answer logged once',
+    );
   });
 
   test('the workers serve the dashboard and the auth service on the shared ports', async () => {

@@ -46,7 +46,9 @@ export async function startGateway(
     extraHandlers?: HttpServerDependencies['extraHandlers'];
   } = {},
 ): Promise<Gateway> {
-  const logger = options.logger ?? pino({ level: config.logLevel, base: { service: 'gateway' } });
+  // The pid tells the workers of `--workers N` apart in one log.
+  const logger =
+    options.logger ?? pino({ level: config.logLevel, base: { service: 'gateway', pid: process.pid } });
   const stores =
     options.stores ??
     (config.stores?.kind === 'shared'
