@@ -107,7 +107,9 @@ describe('replay mark: one token, many spellings, one login', { timeout: 120_000
         respelling,
         async (alg, c, how) => {
           run++;
-          const token = await sign(alg, { ...c, sub: `${run}:${c.sub}` });
+          // Each run its own token: a jti another run already used is (rightly) a replay.
+          const jti = c.jti === undefined ? {} : { jti: `${run}:${c.jti}` };
+          const token = await sign(alg, { ...c, ...jti, sub: `${run}:${c.sub}` });
           const respelled =
             how[0] === 'highS' && alg === 'ES256' ? highS(token) : lowBits(token, how[1] ?? 1);
           await verifiers.get(alg)!.verify(respelled);

@@ -112,17 +112,28 @@ describe('portico start --workers', { skip }, () => {
     );
     assert.equal(statuses.filter((s) => s === 200).length, 40, 'exactly balance / cost succeed');
     assert.equal(statuses.filter((s) => s !== 200 && s !== 402 && s !== 429).length, 0);
-    // Both workers served: the access log names each worker's pid among the 120 answers.
-    const served = new Map<number, number>();
-    for (const line of output.split('\n')) {
-      if (!line.startsWith('{')) continue;
-      const entry = JSON.parse(line) as { msg?: string; pid?: number; method?: string };
-      if (entry.msg === 'rpc request' && entry.method === 'eth_blockNumber' && entry.pid)
-        served.set(entry.pid, (served.get(entry.pid) ?? 0) + 1);
-    }
-    assert.deepEqual([...served.keys()].sort(), workersOf(child.pid!).sort(), 'each worker answered some');
+    // Both workers served: the access log names each worker's pid among the 120 answers (the
+    // log lines arrive on the pipe a moment after the answers: wait for all 120).
+    const served = () => {
+      const byPid = new Map<number, number>();
+      for (const line of output.split('\n')) {
+        if (!line.startsWith('{')) continue;
+        const entry = JSON.parse(line) as { msg?: string; pid?: number; method?: string };
+        if (entry.msg === 'rpc request' && entry.method === 'eth_blockNumber' && entry.pid)
+          byPid.set(entry.pid, (byPid.get(entry.pid) ?? 0) + 1);
+      }
+      return byPid;
+    };
+    const byPid = await until(
+      () => {
+        const now = served();
+        return [...now.values()].reduce((a, b) => a + b, 0) >= 120 ? now : undefined;
+      },
+      `120 access-log lines:\n${output.slice(-2000)}`,
+    );
+    assert.deepEqual([...byPid.keys()].sort(), workersOf(child.pid!).sort(), 'each worker answered some');
     assert.equal(
-      [...served.values()].reduce((a, b) => a + b, 0),
+      [...byPid.values()].reduce((a, b) => a + b, 0),
       120,
       'every answer logged once',
     );
