@@ -17,6 +17,10 @@ test('"method not found / not available / unsupported" in every spelling is a re
     { code: -32000, message: 'header not found' },
     { code: -32000, message: 'transaction type not supported' },
     { code: 3, message: 'execution reverted' },
+    // A contract's own reason that reads like a refusal is still the call's answer.
+    { code: 3, message: 'execution reverted: method not allowed' },
+    { code: -32000, message: 'execution reverted: Unsupported method' },
+    { code: -32000, message: 'VM Exception while processing transaction: revert method not supported' },
     { code: -32602, message: 'invalid argument 0: hex string has length 3, want 40 for common.Address' },
   ];
   for (const error of others) assert.equal(isMethodRefusal(error), false, error.message);

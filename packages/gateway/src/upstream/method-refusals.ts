@@ -17,9 +17,17 @@ const REFUSAL_MESSAGES = [
   /\b(unsupported|unknown|unavailable|disabled) (rpc )?method\b/i,
 ];
 
+/**
+ * A revert's message carries the contract's own reason ("execution reverted: method not allowed"):
+ * that is the call's answer, never a node refusing the method.
+ */
+const REVERT =
+  /^(Error: )?(execution reverted|VM Exception while processing transaction|Transaction reverted)\b/i;
+
 /** Whether a node's error says it does not serve the method (not that the request is wrong). */
 export function isMethodRefusal(error: JsonRpcError): boolean {
   if (REFUSAL_CODES.has(error.code)) return true;
+  if (error.code === 3 || REVERT.test(error.message)) return false;
   return REFUSAL_MESSAGES.some((pattern) => pattern.test(error.message));
 }
 
