@@ -1,18 +1,30 @@
 import type { IncomingMessage } from 'node:http';
 
+/** A request body refused: a stable `code` and the HTTP `status` to answer with. */
+export class RequestBodyError extends Error {
+  override readonly name: string = 'RequestBodyError';
+  constructor(
+    readonly code: 'BODY_TOO_LARGE' | 'INVALID_JSON',
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** The body is longer than the limit (declared or sent); the rest of it is drained, not kept. */
-export class BodyTooLargeError extends Error {
-  override readonly name = 'BodyTooLargeError';
+export class BodyTooLargeError extends RequestBodyError {
+  override readonly name: string = 'BodyTooLargeError';
   constructor(readonly limit: number) {
-    super(`request body too large: at most ${limit} bytes are accepted`);
+    super('BODY_TOO_LARGE', 413, `request body too large: at most ${limit} bytes are accepted`);
   }
 }
 
 /** The body is not JSON. */
-export class InvalidJsonError extends Error {
-  override readonly name = 'InvalidJsonError';
+export class InvalidJsonError extends RequestBodyError {
+  override readonly name: string = 'InvalidJsonError';
   constructor() {
-    super('request body is not valid JSON');
+    super('INVALID_JSON', 400, 'request body is not valid JSON');
   }
 }
 

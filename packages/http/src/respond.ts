@@ -20,11 +20,14 @@ export function sendJson(
   response.end(text);
 }
 
-/** An error answer in the shape every Portico HTTP API uses: `{ "error": { "code", "message", ... } }`. */
+/**
+ * An error answer in the envelope every Portico HTTP API that is not JSON-RPC uses:
+ * `{ "error": { "code", "message", ... } }`, `code` a stable UPPER_SNAKE string (docs/http-errors.md).
+ */
 export function sendError(
   response: ServerResponse,
   status: number,
-  error: { code: string; message: string } & Record<string, unknown>,
+  error: { code: Uppercase<string>; message: string } & Record<string, unknown>,
   headers: OutgoingHttpHeaders = {},
   stringify?: (value: unknown) => string,
 ): void {

@@ -14,9 +14,9 @@ describe('@portico/http over a real server', () => {
       sendJson(response, 200, { body: body ?? null }, { 'x-extra': 'yes' });
     } catch (error) {
       if (error instanceof BodyTooLargeError)
-        sendError(response, 413, { code: 'too_large', message: error.message });
+        sendError(response, 413, { code: 'TOO_LARGE', message: error.message });
       else if (error instanceof InvalidJsonError)
-        sendError(response, 400, { code: 'invalid_json', message: error.message });
+        sendError(response, 400, { code: 'INVALID_JSON', message: error.message });
       else throw error;
     }
   };
@@ -46,7 +46,7 @@ describe('@portico/http over a real server', () => {
     const declared = await fetch(url, { method: 'POST', body: 'x'.repeat(65) });
     assert.equal(declared.status, 413);
     assert.deepEqual(await declared.json(), {
-      error: { code: 'too_large', message: 'request body too large: at most 64 bytes are accepted' },
+      error: { code: 'TOO_LARGE', message: 'request body too large: at most 64 bytes are accepted' },
     });
     const chunks = new ReadableStream({
       start(controller) {
@@ -63,7 +63,7 @@ describe('@portico/http over a real server', () => {
     const response = await fetch(url, { method: 'POST', body: '{"a":' });
     assert.equal(response.status, 400);
     assert.deepEqual(await response.json(), {
-      error: { code: 'invalid_json', message: 'request body is not valid JSON' },
+      error: { code: 'INVALID_JSON', message: 'request body is not valid JSON' },
     });
   });
 });
