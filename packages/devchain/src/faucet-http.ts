@@ -1,10 +1,11 @@
 // `POST /dev/fund {"address", "amount"?}`: the dev faucet over HTTP, for `portico fund` and for
 // browser apps next to `portico dev` (CORS-open: it only ever funds the embedded dev chains).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BodyTooLargeError, readBody } from '@portico/http';
+import { BodyTooLargeError, field, fields, optional, parseBody, readBody, rule } from '@portico/http';
 import {
   type DevFaucet,
   FaucetError,
+  type FaucetErrorCode,
   type FundResult,
   formatFaucetAmount,
   namespaceOfAddress,
@@ -55,46 +56,54 @@ function send(response: ServerResponse, status: number, body: unknown): void {
   response.end(JSON.stringify(body));
 }
 
-async function readFundRequest(request: IncomingMessage): Promise<Record<string, unknown>> {
+const BODY_SHAPE = 'body must be a JSON object: {"address": "0x…" or base58, "amount"?: "10"}';
+
+/** `POST /dev/fund`'s body; an address that names no dev chain is the faucet's to refuse. */
+const FUND_BODY = fields({
+  address: rule<string>((value) => typeof value === 'string' || 'is required'),
+  amount: optional(
+    field<string | number>(
+      'a decimal string, e.g. "2.5"',
+      (value) => typeof value === 'string' || typeof value === 'number',
+    ),
+  ),
+});
+
+/** The faucet's code for a body field at fault (the body itself: `INVALID_REQUEST`). */
+const REFUSED: Record<string, FaucetErrorCode> = { address: 'INVALID_ADDRESS', amount: 'INVALID_AMOUNT' };
+
+const refuse = (at: string, message: string) =>
+  Object.hasOwn(REFUSED, at)
+    ? new FaucetError(REFUSED[at], message)
+    : new FaucetError('INVALID_REQUEST', at === 'body' ? BODY_SHAPE : message);
+
+async function readFundRequest(request: IncomingMessage): Promise<unknown> {
   let text: string;
   try {
     text = await readBody(request, MAX_BODY);
   } catch (error) {
     if (error instanceof BodyTooLargeError)
-      throw new FaucetError('invalid_request', 'request body too large');
+      throw new FaucetError('INVALID_REQUEST', 'request body too large');
     throw error;
   }
-  let body: unknown;
   try {
-    body = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
-    body = undefined;
+    throw new FaucetError('INVALID_REQUEST', BODY_SHAPE);
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new FaucetError(
-      'invalid_request',
-      'body must be a JSON object: {"address": "0x…" or base58, "amount"?: "10"}',
-    );
-  }
-  return body as Record<string, unknown>;
 }
 
 /** Funds what a request body names. `amount`: ETH / SOL as a decimal string or number (default: the faucet's). */
-export async function fundFromRequest(faucet: DevFaucet, body: Record<string, unknown>): Promise<FundResult> {
-  const { address, amount } = body;
-  if (typeof address !== 'string') throw new FaucetError('invalid_address', 'address is required');
+export async function fundFromRequest(faucet: DevFaucet, body: unknown): Promise<FundResult> {
+  const { address, amount } = parseBody(FUND_BODY, body, refuse);
   const namespace = namespaceOfAddress(address);
   if (!namespace) {
     throw new FaucetError(
-      'invalid_address',
+      'INVALID_ADDRESS',
       'address must be an EVM address (0x…) or a Solana address (base58)',
     );
   }
-  let value: bigint | undefined;
-  if (typeof amount === 'string' || typeof amount === 'number')
-    value = parseFaucetAmount(namespace, String(amount));
-  else if (amount !== undefined)
-    throw new FaucetError('invalid_amount', 'amount must be a decimal string, e.g. "2.5"');
+  const value = amount === undefined ? undefined : parseFaucetAmount(namespace, String(amount));
   return faucet.fund(namespace, address, value);
 }
 
@@ -105,7 +114,7 @@ export function createFaucetHandler(
   return (request, response) => {
     if ((request.url ?? '').split('?')[0] !== FAUCET_PATH) return false;
     if (request.method !== 'POST') {
-      send(response, 405, { error: { code: 'method_not_allowed', message: `POST ${FAUCET_PATH}` } });
+      send(response, 405, { error: { code: 'METHOD_NOT_ALLOWED', message: `POST ${FAUCET_PATH}` } });
       return true;
     }
     readFundRequest(request)
@@ -114,9 +123,8 @@ export function createFaucetHandler(
         (result) => send(response, 200, fundResultJson(result)),
         (error: unknown) => {
           if (error instanceof FaucetError) {
-            const status = error.code === 'chain_error' ? 502 : error.code === 'no_chain' ? 404 : 400;
-            send(response, status, { error: { code: error.code, message: error.message } });
-          } else send(response, 500, { error: { code: 'internal', message: 'the faucet failed' } });
+            send(response, error.status, { error: { code: error.code, message: error.message } });
+          } else send(response, 500, { error: { code: 'INTERNAL_ERROR', message: 'the faucet failed' } });
         },
       );
     return true;

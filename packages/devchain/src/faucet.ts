@@ -19,6 +19,7 @@ import {
   isAddress,
   parseUnits,
 } from 'viem';
+import { DevchainError } from './base-error.ts';
 
 export type FaucetNamespace = 'eip155' | 'solana';
 
@@ -39,20 +40,25 @@ export interface FundResult {
   signature?: string;
 }
 
+/** The faucet's refusals by stable code, with the HTTP status `POST /dev/fund` answers them with. */
+const FAUCET_ERROR_STATUS = {
+  INVALID_REQUEST: 400,
+  INVALID_ADDRESS: 400,
+  INVALID_AMOUNT: 400,
+  NO_CHAIN: 404,
+  NOT_A_DEV_CHAIN: 400,
+  CHAIN_ERROR: 502,
+} as const;
+
+export type FaucetErrorCode = keyof typeof FAUCET_ERROR_STATUS;
+
 /** A refusal a person can act on: `code` is stable, `message` says what to change. */
-export class FaucetError extends Error {
-  override name = 'FaucetError';
-  constructor(
-    readonly code:
-      | 'invalid_request'
-      | 'invalid_address'
-      | 'invalid_amount'
-      | 'no_chain'
-      | 'not_a_dev_chain'
-      | 'chain_error',
-    message: string,
-  ) {
-    super(message);
+export class FaucetError extends DevchainError {
+  override readonly name: string = 'FaucetError';
+  declare readonly code: FaucetErrorCode;
+  declare readonly status: number;
+  constructor(code: FaucetErrorCode, message: string, options: { cause?: unknown } = {}) {
+    super(code, message, { status: FAUCET_ERROR_STATUS[code], cause: options.cause });
   }
 }
 
@@ -94,12 +100,12 @@ export function namespaceOfAddress(address: string): FaucetNamespace | undefined
   return undefined;
 }
 
-/** A decimal amount of ETH / SOL (`"2.5"`) in wei / lamports; throws `invalid_amount`. */
+/** A decimal amount of ETH / SOL (`"2.5"`) in wei / lamports; throws `INVALID_AMOUNT`. */
 export function parseFaucetAmount(namespace: FaucetNamespace, text: string): bigint {
   const { symbol, decimals } = UNITS[namespace];
   const invalid = () =>
     new FaucetError(
-      'invalid_amount',
+      'INVALID_AMOUNT',
       `amount must be a number of ${symbol} above 0 and at most ${MAX_UNITS} (up to ${decimals} decimals), e.g. 2.5`,
     );
   if (!/^\d{1,16}(\.\d+)?$/.test(text.trim())) throw invalid();
@@ -119,7 +125,7 @@ export function formatFaucetAmount(namespace: FaucetNamespace, value: bigint): s
 function checkAmount(namespace: FaucetNamespace, value: bigint): void {
   const { symbol, decimals } = UNITS[namespace];
   if (value <= 0n || value > MAX_UNITS * 10n ** BigInt(decimals)) {
-    throw new FaucetError('invalid_amount', `amount must be above 0 and at most ${MAX_UNITS} ${symbol}`);
+    throw new FaucetError('INVALID_AMOUNT', `amount must be above 0 and at most ${MAX_UNITS} ${symbol}`);
   }
 }
 
@@ -127,7 +133,7 @@ function checkedAddress(namespace: FaucetNamespace, address: string): string {
   if (namespace === 'eip155') {
     if (!isAddress(address, { strict: false })) {
       throw new FaucetError(
-        'invalid_address',
+        'INVALID_ADDRESS',
         `${short(address)} is not an EVM address (0x and 40 hex digits)`,
       );
     }
@@ -135,7 +141,7 @@ function checkedAddress(namespace: FaucetNamespace, address: string): string {
   }
   if (!isSolanaAddress(address)) {
     throw new FaucetError(
-      'invalid_address',
+      'INVALID_ADDRESS',
       `${short(address)} is not a Solana address (32 bytes in base58)`,
     );
   }
@@ -151,7 +157,9 @@ async function onChain<T>(what: string, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    throw new FaucetError('chain_error', `${what} failed: ${(error as Error).message.split('\n')[0]}`);
+    throw new FaucetError('CHAIN_ERROR', `${what} failed: ${(error as Error).message.split('\n')[0]}`, {
+      cause: error,
+    });
   }
 }
 
@@ -215,7 +223,7 @@ export async function createDevFaucet(
       reader.request({ method: 'web3_clientVersion' }),
     );
     if (typeof version !== 'string' || !version.startsWith('anvil/')) {
-      throw new FaucetError('not_a_dev_chain', `${chains.anvil.url} is not anvil: no faucet there`);
+      throw new FaucetError('NOT_A_DEV_CHAIN', `${chains.anvil.url} is not anvil: no faucet there`);
     }
   }
   const amounts = { ...DEFAULT_FAUCET_AMOUNTS, ...options.amounts };
@@ -237,10 +245,10 @@ export async function createDevFaucet(
 
   async function fund(namespace: FaucetNamespace, address: string, amount?: bigint): Promise<FundResult> {
     if (namespace !== 'eip155' && namespace !== 'solana') {
-      throw new FaucetError('no_chain', `no faucet for namespace ${short(namespace)} (eip155, solana)`);
+      throw new FaucetError('NO_CHAIN', `no faucet for namespace ${short(namespace)} (eip155, solana)`);
     }
     const chainId = ids[namespace];
-    if (!chainId) throw new FaucetError('no_chain', `no ${namespace} dev chain runs here`);
+    if (!chainId) throw new FaucetError('NO_CHAIN', `no ${namespace} dev chain runs here`);
     const target = checkedAddress(namespace, address);
     const value = amount ?? amounts[namespace];
     checkAmount(namespace, value);

@@ -1,3 +1,4 @@
+export { DevchainError } from './base-error.ts';
 export {
   ANVIL_VERSION,
   type Anvil,
@@ -15,6 +16,7 @@ export {
   type DevFaucet,
   type DevFaucetChains,
   FaucetError,
+  type FaucetErrorCode,
   type FaucetNamespace,
   type FundResult,
   formatFaucetAmount,

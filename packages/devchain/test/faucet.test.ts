@@ -62,7 +62,7 @@ describe('dev faucet on anvil and the Solana dev ledger', () => {
     });
     assert.equal(bigFund.status, 400);
     assert.deepEqual(await bigFund.json(), {
-      error: { code: 'invalid_request', message: 'request body too large' },
+      error: { code: 'INVALID_REQUEST', message: 'request body too large' },
     });
     const bigRpc = await fetch(ledger.url, {
       method: 'POST',
@@ -142,13 +142,13 @@ describe('dev faucet on anvil and the Solana dev ledger', () => {
     const evm = newEvmAddress();
     const sol = await newSolanaAddress();
     const cases: Array<[Promise<unknown>, string, RegExp]> = [
-      [faucet.fund('eip155', '0x1234'), 'invalid_address', /is not an EVM address/],
-      [faucet.fund('eip155', sol), 'invalid_address', /is not an EVM address/],
-      [faucet.fund('solana', evm), 'invalid_address', /is not a Solana address/],
-      [faucet.fund('eip155', evm, 0n), 'invalid_amount', /above 0/],
-      [faucet.fund('eip155', evm, parseEther('1000001')), 'invalid_amount', /at most 1000000 ETH/],
-      [faucet.fund('solana', sol, -1n), 'invalid_amount', /above 0/],
-      [faucet.fund('cosmos' as never, evm), 'no_chain', /no faucet for namespace "cosmos"/],
+      [faucet.fund('eip155', '0x1234'), 'INVALID_ADDRESS', /is not an EVM address/],
+      [faucet.fund('eip155', sol), 'INVALID_ADDRESS', /is not an EVM address/],
+      [faucet.fund('solana', evm), 'INVALID_ADDRESS', /is not a Solana address/],
+      [faucet.fund('eip155', evm, 0n), 'INVALID_AMOUNT', /above 0/],
+      [faucet.fund('eip155', evm, parseEther('1000001')), 'INVALID_AMOUNT', /at most 1000000 ETH/],
+      [faucet.fund('solana', sol, -1n), 'INVALID_AMOUNT', /above 0/],
+      [faucet.fund('cosmos' as never, evm), 'NO_CHAIN', /no faucet for namespace "cosmos"/],
     ];
     for (const [attempt, code, message] of cases) {
       await assert.rejects(attempt, (error: unknown) => {
@@ -174,7 +174,7 @@ describe('dev faucet on anvil and the Solana dev ledger', () => {
     try {
       const url = `http://127.0.0.1:${(geth.address() as AddressInfo).port}`;
       await assert.rejects(createDevFaucet({ anvil: { url, chainId: 1 } }), {
-        code: 'not_a_dev_chain',
+        code: 'NOT_A_DEV_CHAIN',
         message: `${url} is not anvil: no faucet there`,
       });
     } finally {
@@ -182,7 +182,7 @@ describe('dev faucet on anvil and the Solana dev ledger', () => {
       await new Promise<void>((ok) => geth.close(() => ok()));
     }
     const evmOnly = await createDevFaucet({ anvil });
-    await assert.rejects(evmOnly.fund('solana', await newSolanaAddress()), { code: 'no_chain' });
+    await assert.rejects(evmOnly.fund('solana', await newSolanaAddress()), { code: 'NO_CHAIN' });
     assert.deepEqual(evmOnly.chains, { eip155: 'eip155:31337' });
   });
 
@@ -222,13 +222,13 @@ describe('dev faucet on anvil and the Solana dev ledger', () => {
     assert.match(airdrop.body.signature, /^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
 
     for (const [body, code] of [
-      [{}, 'invalid_address'],
-      [{ address: 'nope' }, 'invalid_address'],
-      [{ address: evm, amount: 'lots' }, 'invalid_amount'],
-      [{ address: evm, amount: '1.0000000000000000001' }, 'invalid_amount'],
-      [{ address: sol, amount: '0.0000000001' }, 'invalid_amount'],
-      ['not json', 'invalid_request'],
-      [[evm], 'invalid_request'],
+      [{}, 'INVALID_ADDRESS'],
+      [{ address: 'nope' }, 'INVALID_ADDRESS'],
+      [{ address: evm, amount: 'lots' }, 'INVALID_AMOUNT'],
+      [{ address: evm, amount: '1.0000000000000000001' }, 'INVALID_AMOUNT'],
+      [{ address: sol, amount: '0.0000000001' }, 'INVALID_AMOUNT'],
+      ['not json', 'INVALID_REQUEST'],
+      [[evm], 'INVALID_REQUEST'],
     ] as const) {
       const refused = await post(body);
       assert.equal(refused.status, 400, JSON.stringify(body));

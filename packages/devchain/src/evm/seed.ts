@@ -10,7 +10,7 @@ import {
 import { foundry } from 'viem/chains';
 import { PorticoDemo } from './contracts.generated.ts';
 
-/** What the seed put on the chain, for banners, examples and tests. */
+/** What `seedEvmChain` put on the chain, for banners, examples and tests. */
 export type EvmSeed = {
   accounts: Address[];
   demoContract: Address;

@@ -12,25 +12,53 @@ import {
   TransactionErrorInsufficientFundsForRent,
   TransactionErrorProgramExecutionTemporarilyRestricted,
 } from 'litesvm/dist/internal.js';
+import { DevchainError } from '../base-error.ts';
 
-export class RpcError extends Error {
+/** The JSON-RPC errors the dev chain answers, by stable code, with agave's numbers. */
+export const SOLANA_RPC_ERRORS = {
+  invalid_request: -32600,
+  method_not_found: -32601,
+  invalid_params: -32602,
+  internal: -32603,
+  /** agave's `SendTransactionPreflightFailure`. */
+  preflight_failure: -32002,
+  /** agave's `TransactionSignatureVerificationFailure`. */
+  signature_failure: -32003,
+  /** agave's `UnsupportedTransactionVersion`. */
+  unsupported_transaction_version: -32015,
+  /** agave's `MinContextSlotNotReached`. */
+  min_context_slot_not_reached: -32016,
+} as const;
+
+export type SolanaRpcErrorCode = keyof typeof SOLANA_RPC_ERRORS;
+
+/** A JSON-RPC error of the dev chain's Solana RPC: `code` its stable name, `rpcCode` agave's number. */
+export class RpcError extends DevchainError {
+  override readonly name: string = 'RpcError';
+  declare readonly code: SolanaRpcErrorCode;
   constructor(
-    readonly code: number,
+    code: SolanaRpcErrorCode,
     message: string,
     readonly data?: unknown,
   ) {
-    super(message);
+    super(code, message);
+  }
+
+  get rpcCode(): number {
+    return SOLANA_RPC_ERRORS[this.code];
   }
 }
 
 /** -32602, the code agave uses for every parameter it refuses. */
 export function invalidParams(message: string): RpcError {
-  return new RpcError(-32602, message);
+  return new RpcError('invalid_params', message);
 }
 
 /** -32016 with `{contextSlot}`, as agave's `MinContextSlotNotReached`. */
 export function minContextSlotNotReached(contextSlot: number): RpcError {
-  return new RpcError(-32016, 'Minimum context slot has not been reached', { contextSlot });
+  return new RpcError('min_context_slot_not_reached', 'Minimum context slot has not been reached', {
+    contextSlot,
+  });
 }
 
 /** A transaction error as the Solana RPC serialises it. */

@@ -7,7 +7,8 @@ describe('refused transactions', () => {
   it('a bad or missing signature is -32003', () => {
     const err = signatureFailure();
     assert.ok(err instanceof RpcError);
-    assert.equal(err.code, -32003);
+    assert.equal(err.rpcCode, -32003);
+    assert.equal(err.code, 'signature_failure');
     assert.equal(err.message, 'Transaction signature verification failure');
   });
 
@@ -18,7 +19,8 @@ describe('refused transactions', () => {
       unitsConsumed: 7n,
       returnData: { programId: '11111111111111111111111111111111', data: new Uint8Array([1, 2]) },
     });
-    assert.equal(err.code, -32002);
+    assert.equal(err.rpcCode, -32002);
+    assert.equal(err.code, 'preflight_failure');
     assert.match(err.message, /^Transaction simulation failed: /);
     assert.deepEqual(err.data, {
       err: 'BlockhashNotFound',

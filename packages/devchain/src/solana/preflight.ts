@@ -15,18 +15,22 @@ export function returnDataOf(meta: TransactionMetadata): { programId: string; da
 }
 
 export function signatureFailure(): RpcError {
-  return new RpcError(-32003, 'Transaction signature verification failure');
+  return new RpcError('signature_failure', 'Transaction signature verification failure');
 }
 
 export function preflightFailure(simulation: Omit<Simulation, 'postAccounts'>): RpcError {
   const err = simulation.err ?? 'SanitizeFailure';
-  return new RpcError(-32002, `Transaction simulation failed: ${describeTransactionError(err)}`, {
-    err,
-    logs: simulation.logs,
-    accounts: null,
-    unitsConsumed: simulation.unitsConsumed,
-    returnData: encodeReturnData(simulation.returnData),
-    innerInstructions: null,
-    replacementBlockhash: null,
-  });
+  return new RpcError(
+    'preflight_failure',
+    `Transaction simulation failed: ${describeTransactionError(err)}`,
+    {
+      err,
+      logs: simulation.logs,
+      accounts: null,
+      unitsConsumed: simulation.unitsConsumed,
+      returnData: encodeReturnData(simulation.returnData),
+      innerInstructions: null,
+      replacementBlockhash: null,
+    },
+  );
 }

@@ -95,19 +95,19 @@ export function attachPubSub(server: Server, ledger: Ledger, log: (line: string)
           case 'signatureUnsubscribe': {
             const subscriptionId = params[0];
             if (typeof subscriptionId !== 'number' || !subscriptions.has(subscriptionId)) {
-              throw new RpcError(-32602, 'Invalid subscription id.');
+              throw new RpcError('invalid_params', 'Invalid subscription id.');
             }
             subscriptions.delete(subscriptionId);
             result = true;
             break;
           }
           default:
-            throw new RpcError(-32601, 'Method not found');
+            throw new RpcError('method_not_found', 'Method not found');
         }
         send({ jsonrpc: '2.0', result, id });
       } catch (error) {
-        const rpcError = error instanceof RpcError ? error : new RpcError(-32603, 'Internal error');
-        send({ jsonrpc: '2.0', error: { code: rpcError.code, message: rpcError.message }, id });
+        const rpcError = error instanceof RpcError ? error : new RpcError('internal', 'Internal error');
+        send({ jsonrpc: '2.0', error: { code: rpcError.rpcCode, message: rpcError.message }, id });
       }
     });
   });

@@ -42,7 +42,7 @@ async function handleOne(ledger: Ledger, request: unknown, log: (line: string) =
   try {
     return { jsonrpc: '2.0', id, result: await handler(ledger, (params as unknown[] | undefined) ?? []) };
   } catch (error) {
-    if (error instanceof RpcError) return failure(id, error.code, error.message, error.data);
+    if (error instanceof RpcError) return failure(id, error.rpcCode, error.message, error.data);
     log(`solana: ${method} failed: ${(error as Error).stack ?? String(error)}`);
     return failure(id, -32603, 'Internal error');
   }

@@ -38,7 +38,7 @@ export function encodeAccount(
     case 'base58':
       if (data.length > 128) {
         throw new RpcError(
-          -32600,
+          'invalid_request',
           'Encoded binary (base 58) data should be less than 128 bytes, please use Base64 encoding.',
         );
       }

@@ -108,7 +108,7 @@ export const getTransaction: Handler = (ledger, params) => {
   const version = decodeTransaction(stored.wire).version;
   if (version === 0 && (maxVersion === undefined || maxVersion === null)) {
     throw new RpcError(
-      -32015,
+      'unsupported_transaction_version',
       'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
     );
   }
