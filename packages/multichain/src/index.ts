@@ -2,6 +2,7 @@
 // wallet-side engine with its in-memory store. Nothing here reaches a Node built-in; the SQLite and
 // PostgreSQL stores and the WebSocket server are in `@portico/multichain/node`.
 
+export { MultichainError, type MultichainErrorKind } from './base-error.ts';
 export { announceWalletBridge, IN_PAGE_TARGET_TYPE, type WalletIdentity } from './bridge/announce.ts';
 export {
   type BridgeMultichainProvider,

@@ -40,6 +40,22 @@ describe('CAIP-217 scope validation (invalid scopes are dropped)', () => {
     assert.ok(invalidScopeReason('ab:1', scope()));
     assert.ok(invalidScopeReason('eip155:' + 'x'.repeat(33), scope()));
   });
+  test('the reason names the member at fault', () => {
+    assert.equal(
+      invalidScopeReason('eip155:1', scope({ methods: [1] as unknown as string[] })),
+      'methods must be strings',
+    );
+    assert.equal(invalidScopeReason('eip155:1', 7), 'scope is not an object');
+    assert.equal(
+      invalidScopeReason('eip155', scope({ references: ['1', 'bad ref'] })),
+      'invalid chain reference',
+    );
+    assert.equal(invalidScopeReason('wallet', scope({ references: ['bad ref'] })), 'invalid chain reference');
+    assert.equal(
+      invalidScopeReason('eip155:1', scope({ accounts: ['0xabc'] })),
+      'invalid CAIP-10 account id',
+    );
+  });
   test('invalid references or CAIP-10 accounts drop the scope', () => {
     assert.ok(invalidScopeReason('eip155', scope({ references: ['1', 'bad ref'] })));
     assert.ok(invalidScopeReason('eip155:1', scope({ accounts: ['0xabc'] })));

@@ -1,18 +1,22 @@
 import { isPlainObject } from '@metamask/utils';
+import { MultichainError } from '../base-error.ts';
 import { own } from '../caip/own.ts';
 import type { Json, JsonRpcError, SessionScopes, WalletNotification } from '../caip/types.ts';
 import { REQUEST_SCOPES_METHOD } from '../engine/engine.ts';
 import { createListeners, type MultichainTransport } from '../transports/types.ts';
 
-/** An error a provider method throws: EIP-1193's ProviderRpcError (`code`, `message`, `data?`). */
-export class ProviderRpcError extends Error {
+/**
+ * An error a provider method throws: EIP-1193's ProviderRpcError (`code` a number, `message`,
+ * `data?`), of kind `provider_error`.
+ */
+export class ProviderRpcError extends MultichainError {
+  override readonly name: string = 'ProviderRpcError';
   constructor(
     readonly code: number,
     message: string,
     readonly data?: Json,
   ) {
-    super(message);
-    this.name = 'ProviderRpcError';
+    super('provider_error', message);
   }
 }
 

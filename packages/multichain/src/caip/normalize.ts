@@ -1,3 +1,4 @@
+import { Struct } from '@metamask/superstruct';
 import {
   isCaipAccountId,
   isCaipChainId,
@@ -8,6 +9,7 @@ import {
   parseCaipChainId,
 } from '@metamask/utils';
 import { own } from './own.ts';
+import { field, firstFailure, optional, rule } from './schema.ts';
 import type { CaipAccountId, ScopeObject, ScopeString } from './types.ts';
 
 /** A requested scope after flattening and merging: methods, notifications, accounts (CAIP-10). */
@@ -19,38 +21,68 @@ export type NormalizedScope = {
 
 export type DroppedScope = { scope: ScopeString; reason: string };
 
-const SCOPE_MEMBERS = new Set(['references', 'methods', 'notifications', 'accounts']);
+const SCOPE_MEMBERS = ['references', 'methods', 'notifications', 'accounts'];
 
 /** The namespace-only scope that needs no references. */
 export const WALLET_NAMESPACE = 'wallet';
 
+/** A scope object that passed `caip217Scope`: its accounts are CAIP-10 ids. */
+type ValidScope = Omit<ScopeObject, 'accounts'> & { accounts?: CaipAccountId[] };
+
+const list = (message: string, test: (item: unknown) => boolean) =>
+  field<string[]>(message, (value) => Array.isArray(value) && value.every(test));
+
+/** A required list of names: `methods`, `notifications`. */
+const names = (member: string) =>
+  rule<string[]>((value) =>
+    !Array.isArray(value)
+      ? `${member} is missing`
+      : value.every((item) => typeof item === 'string') || `${member} must be strings`,
+  );
+
 /**
- * Why a scope is invalid per CAIP-217 as MetaMask reads it, or `undefined` when it is valid: the key
- * must be a namespace or a CAIP-2 chain id; `methods` and `notifications` are required; `references`
- * only on a namespace key (which needs them, except `wallet`); no other members; accounts CAIP-10.
+ * A scope object valid per CAIP-217 under `key`, as MetaMask reads it: the key must be a namespace
+ * or a CAIP-2 chain id; `methods` and `notifications` are required; `references` only on a
+ * namespace key (which needs them, except `wallet`); no other members; accounts CAIP-10. The
+ * first failure's message is the reason the scope is dropped.
  */
-export function invalidScopeReason(key: string, scope: unknown): string | undefined {
+function caip217Scope(key: string): Struct<ValidScope, null> {
   const isChain = isCaipChainId(key);
-  if (!isChain && !isCaipNamespace(key)) return 'scope key is neither a CAIP-2 chain id nor a namespace';
-  if (!isPlainObject(scope)) return 'scope is not an object';
-  const extra = Object.keys(scope).filter((member) => !SCOPE_MEMBERS.has(member));
-  if (extra.length > 0) return `unsupported members: ${extra.join(', ')}`;
-  if (!Array.isArray(scope.methods)) return 'methods is missing';
-  if (!Array.isArray(scope.notifications)) return 'notifications is missing';
-  const references = scope.references;
-  if (isChain && references !== undefined) return 'references on a key that already names a chain';
-  if (!isChain && key !== WALLET_NAMESPACE && (!Array.isArray(references) || references.length === 0)) {
-    return 'namespace key without references';
-  }
-  if (Array.isArray(references) && !references.every((ref) => isCaipReference(ref))) {
-    return 'invalid chain reference';
-  }
-  if (scope.accounts !== undefined) {
-    if (!Array.isArray(scope.accounts) || !scope.accounts.every((account) => isCaipAccountId(account))) {
-      return 'invalid CAIP-10 account id';
-    }
-  }
-  return undefined;
+  const chainReferences = list('invalid chain reference', isCaipReference);
+  const shape = {
+    methods: names('methods'),
+    notifications: names('notifications'),
+    references: isChain
+      ? field<undefined>('references on a key that already names a chain', (value) => value === undefined)
+      : key === WALLET_NAMESPACE
+        ? optional(chainReferences)
+        : rule<string[]>((value) =>
+            !Array.isArray(value) || value.length === 0
+              ? 'namespace key without references'
+              : value.every(isCaipReference) || 'invalid chain reference',
+          ),
+    accounts: optional(list('invalid CAIP-10 account id', isCaipAccountId)),
+  };
+  return new Struct<ValidScope, null>({
+    type: 'caip217Scope',
+    schema: null,
+    validator(value) {
+      if (!isChain && !isCaipNamespace(key)) return 'scope key is neither a CAIP-2 chain id nor a namespace';
+      if (!isPlainObject(value)) return 'scope is not an object';
+      const extra = Object.keys(value).filter((member) => !SCOPE_MEMBERS.includes(member));
+      return extra.length === 0 || `unsupported members: ${extra.join(', ')}`;
+    },
+    *entries(value) {
+      if (isPlainObject(value))
+        for (const [member, struct] of Object.entries(shape)) yield [member, own(value, member), struct];
+    },
+  });
+}
+
+/** Why a scope is invalid per CAIP-217 as MetaMask reads it (see `caip217Scope`), or `undefined` when it is valid. */
+export function invalidScopeReason(key: string, scope: unknown): string | undefined {
+  const checked = firstFailure(scope, caip217Scope(key));
+  return 'reason' in checked ? checked.reason : undefined;
 }
 
 function union<T>(a: T[], b: T[]): T[] {
@@ -74,7 +106,7 @@ function mergeInto(target: Record<ScopeString, NormalizedScope>, key: ScopeStrin
  * `eip155:1` and `eip155:10`, and scopes with the same key are merged (union of methods,
  * notifications and accounts). Required scopes are treated like optional ones.
  */
-export function normalizeScopes(...scopeMaps: (Record<ScopeString, ScopeObject> | undefined)[]): {
+export function normalizeScopes(...scopeMaps: (Readonly<Record<ScopeString, unknown>> | undefined)[]): {
   scopes: Record<ScopeString, NormalizedScope>;
   dropped: DroppedScope[];
 } {
@@ -82,16 +114,17 @@ export function normalizeScopes(...scopeMaps: (Record<ScopeString, ScopeObject> 
   const dropped: DroppedScope[] = [];
   for (const map of scopeMaps) {
     if (!map) continue;
-    for (const [key, scope] of Object.entries(map)) {
-      const reason = invalidScopeReason(key, scope);
-      if (reason) {
-        dropped.push({ scope: key, reason });
+    for (const [key, requested] of Object.entries(map)) {
+      const checked = firstFailure(requested, caip217Scope(key));
+      if ('reason' in checked) {
+        dropped.push({ scope: key, reason: checked.reason });
         continue;
       }
+      const scope = checked.value;
       const normalized: NormalizedScope = {
         methods: [...scope.methods],
         notifications: [...scope.notifications],
-        accounts: (scope.accounts ?? []) as CaipAccountId[],
+        accounts: scope.accounts ?? [],
       };
       if (scope.references && !isCaipChainId(key)) {
         for (const reference of scope.references) mergeInto(scopes, `${key}:${reference}`, normalized);
