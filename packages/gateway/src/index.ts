@@ -1,3 +1,4 @@
+export { BaseError } from './base-error.ts';
 export { MemoryResponseCache } from './cache/memory-response-cache.ts';
 export {
   RedisResponseCache,
@@ -63,6 +64,12 @@ export { EVM_METHOD_RULES, EVM_PASSTHROUGH_METHODS } from './methods/evm/methods
 export { decodeRevertReason } from './methods/evm/revert.ts';
 export { type Readiness, readiness } from './observability/health.ts';
 export { GatewayMetrics, type RpcItemEvent } from './observability/metrics.ts';
+export {
+  type GatewayStores,
+  openEmbeddedStores,
+  openSharedStores,
+  type SharedStoresOptions,
+} from './open-stores.ts';
 export { portNamed, type ServedPart, type ServeGatewayOptions, serveGateway } from './process/serve.ts';
 export { onShutdown, SHUTDOWN_MESSAGE } from './process/shutdown.ts';
 export { startupWarnings } from './process/warnings.ts';
@@ -75,12 +82,6 @@ export {
 } from './rpc/errors.ts';
 export { JsonResult } from './rpc/json-result.ts';
 export { type BatchWriter, GroupCommit } from './stores/group-commit.ts';
-export {
-  type GatewayStores,
-  openEmbeddedStores,
-  openSharedStores,
-  type SharedStoresOptions,
-} from './stores/open-stores.ts';
 export { createPostgresPool, migratePostgres, POSTGRES_SCHEMA_VERSION } from './stores/postgres.ts';
 export {
   createRedisClient,

@@ -16,8 +16,8 @@ import {
 import { serviceUrl, tempDir } from '@portico/testkit';
 import { parseConfig } from '../src/config/config.ts';
 import { type Gateway, startGateway } from '../src/gateway.ts';
-import type { GatewayStores } from '../src/stores/open-stores.ts';
-import { openSharedStores } from '../src/stores/open-stores.ts';
+import type { GatewayStores } from '../src/open-stores.ts';
+import { openSharedStores } from '../src/open-stores.ts';
 import {
   dropPrefix,
   eventually,
@@ -115,7 +115,7 @@ describe('admin API while a shared store is down', { skip: postgres.skip || redi
 
   const assertUnavailable = (reply: AdminReply, store: 'redis' | 'postgresql', what: string) => {
     assert.equal(reply.status, 503, `${what}: ${JSON.stringify(reply.body)}`);
-    assert.equal(reply.body.error?.code, 'store_unavailable', what);
+    assert.equal(reply.body.error?.code, 'STORE_UNAVAILABLE', what);
     assert.equal(reply.body.error?.store, store, what);
     assert.match(reply.body.error?.message ?? '', store === 'redis' ? /Redis/ : /PostgreSQL/, what);
   };

@@ -50,6 +50,37 @@ function open(name: string, options: { reserveAhead?: boolean } = {}) {
   return { path, db, commits, ledger, count };
 }
 
+/**
+ * A ledger on a fresh file whose commits fail while `state.broken` is set: a writer added before
+ * the ledger throws in its `write` (so the ledger's own write is never reached, as when another
+ * writer or BEGIN fails), the transaction rolls back and the ledger is told it failed.
+ */
+function openBreakable(name: string, options: { reserveAhead?: boolean } = {}) {
+  const path = join(dir.path, `${name}.db`);
+  const db = openSqlite(path);
+  const commits = new GroupCommit(db);
+  const state = { broken: false };
+  const before: BatchWriter = {
+    get pending() {
+      return state.broken ? 1 : 0;
+    },
+    write() {
+      if (state.broken) throw new Error('disk full');
+    },
+    committed() {},
+    failed() {},
+  };
+  commits.add(before);
+  const ledger = new SqliteCreditLedger(db, commits, options);
+  return { path, db, ledger, state };
+}
+
+const NOT_WRITTEN = (error: unknown) => {
+  assert.ok(error instanceof StoreUnavailableError);
+  assert.equal(error.httpStatus, 503);
+  return true;
+};
+
 /** The ledger that reserves credits ahead (kept for the benchmark; a crash keeps its reservations). */
 const AHEAD = { reserveAhead: true };
 
@@ -405,38 +436,79 @@ test('usage that cannot be written while the disk refuses writes is kept and wri
 });
 
 test('a commit that fails before reaching the ledger (another writer, or BEGIN) refuses the held debits with 503 and charges nothing', async () => {
-  const path = join(dir.path, 'fails-elsewhere.db');
-  const db = openSqlite(path);
-  const commits = new GroupCommit(db);
-  let broken = true;
-  // Added before the ledger, so its write runs first and the ledger's write is never reached.
-  const before: BatchWriter = {
-    get pending() {
-      return broken ? 1 : 0;
-    },
-    write() {
-      if (broken) throw new Error('disk full');
-    },
-    committed() {},
-    failed() {},
-  };
-  commits.add(before);
-  const ledger = new SqliteCreditLedger(db, commits);
+  const { path, db, ledger, state } = openBreakable('fails-elsewhere');
+  state.broken = true;
   const disk = diskReader(path);
   await ledger.debit('key_q', 1000, 100, NOON).catch(() => {});
   assert.equal(disk.credits('key_q'), 0);
   const held = [ledger.debit('key_q', 1000, 30, NOON), ledger.debit('key_q', 1000, 20, NOON)];
-  for (const debit of held)
-    await assert.rejects(debit, (error: unknown) => {
-      assert.ok(error instanceof StoreUnavailableError);
-      assert.equal(error.httpStatus, 503);
-      return true;
-    });
+  for (const debit of held) await assert.rejects(debit, NOT_WRITTEN);
   assert.equal(await ledger.spent('key_q', NOON), 0, 'nothing charged for debits that were not written');
   assert.equal(ledger.pending, 0, 'nothing left to write: the refused debits are not retried');
-  broken = false;
+  state.broken = false;
   assert.deepEqual(await ledger.debit('key_q', 1000, 10, NOON), { ok: true, remaining: 990 });
   assert.equal(disk.credits('key_q'), 10);
+  disk.close();
+  db.close();
+});
+test('a refund whose commit fails is written by the next commit, even one for another key', async () => {
+  const { path, db, ledger, state } = openBreakable('refund-fails');
+  const disk = diskReader(path);
+  assert.deepEqual(await ledger.debit('key_w', 1000, 100, NOON), { ok: true, remaining: 900 });
+  state.broken = true;
+  await ledger.refund('key_w', 100, NOON); // resolves although it could not be written
+  assert.equal(await ledger.spent('key_w', NOON), 0);
+  assert.equal(disk.credits('key_w'), 100, 'not written yet');
+  state.broken = false;
+  // The next commit is another key's: key_w's refund goes with it, so a crash now keeps nothing.
+  assert.deepEqual(await ledger.debit('key_x', 1000, 10, NOON), { ok: true, remaining: 990 });
+  assert.equal(disk.credits('key_w'), 0, 'the refund went with the next commit');
+  assert.equal(disk.credits('key_x'), 10);
+  assert.equal(ledger.pending, 0);
+  disk.close();
+  db.close();
+});
+
+test('reserving ahead: an earlier day whose give-back commit fails is written as its exact spending by a later commit', async () => {
+  const { path, db, ledger, state } = openBreakable('retired-fails', AHEAD);
+  const disk = diskReader(path);
+  for (let i = 0; i < 6; i++) await ledger.debit('key_y', 100_000, 25, NOON);
+  const reserved = disk.credits('key_y');
+  assert.ok(reserved > 150, 'today reserved more than it spent');
+  const tomorrow = NOON + 86_400_000;
+  state.broken = true;
+  // Tomorrow retires today's balance; the commit that would give back its unused reservation fails.
+  await assert.rejects(ledger.debit('key_y', 100_000, 25, tomorrow), NOT_WRITTEN);
+  assert.equal(disk.credits('key_y'), reserved, 'nothing given back yet');
+  state.broken = false;
+  assert.deepEqual(await ledger.debit('key_y', 100_000, 25, tomorrow), { ok: true, remaining: 100_000 - 25 });
+  assert.equal(disk.credits('key_y'), 150, 'today written as its exact spending by the next commit');
+  assert.ok(disk.credits('key_y', '2026-05-13') >= 25);
+  assert.equal(ledger.held, 1, 'and dropped from memory once written');
+  disk.close();
+  db.close();
+});
+
+test('reserving ahead: a grant whose commit fails leaves the reservation on disk as it was; debits inside it go on, and the next grant is a new one', async () => {
+  const { path, db, ledger, state } = openBreakable('grant-fails', AHEAD);
+  const disk = diskReader(path);
+  const limit = 100_000; // grants up to 1 000
+  // Debits of 10 at one moment: grants of 10, 20, 40 (reserved 70), then 20 more inside it.
+  for (let i = 0; i < 5; i++) await ledger.debit('key_z', limit, 10, NOON);
+  assert.equal(disk.credits('key_z'), 70);
+  state.broken = true;
+  // 30 does not fit in the 20 left: a grant of 80 (to 130) is asked for, and its commit fails.
+  await assert.rejects(ledger.debit('key_z', limit, 30, NOON), NOT_WRITTEN);
+  assert.equal(await ledger.spent('key_z', NOON), 50, 'nothing charged for it');
+  state.broken = false;
+  // The next commit is another key's: key_z's reservation on disk stays what was committed.
+  assert.deepEqual(await ledger.debit('key_zz', limit, 10, NOON), { ok: true, remaining: limit - 10 });
+  assert.equal(disk.credits('key_z'), 70, 'the committed reservation kept, not cut to the spending');
+  assert.deepEqual(ledger.debitNow('key_z', limit, 20, NOON), { ok: true, remaining: limit - 70 });
+  // Past it, a new grant is written (doubled from the 80 that failed, as it was asked for just
+  // now), not the reservation that failed.
+  assert.deepEqual(await ledger.debit('key_z', limit, 30, NOON), { ok: true, remaining: limit - 100 });
+  assert.equal(disk.credits('key_z'), 70 + 160);
   disk.close();
   db.close();
 });

@@ -84,6 +84,37 @@ describe('request bodies: exact ids, bounded depth and batch size', () => {
     );
   });
 
+  test('a number of a request that a double would change is kept as its text; one a double keeps is a number', () => {
+    const rounded = [
+      '1e400',
+      '-1e400',
+      '1e-400',
+      '12345678901234567890.5',
+      '0.10000000000000000001',
+      '9007199254740993e0',
+    ];
+    const kept = ['0.1', '1.5e300', '1.0', '25.5', '-0.0', '1E+2', '2.5e1', '5e-324', '123.456e-2'];
+    const body = parseRequestJson(
+      `{"jsonrpc":"2.0","id":1,"method":"m","params":[${[...rounded, ...kept].join(',')},{"a":[1e999]}]}`,
+      LIMITS,
+    ) as { params: unknown[] };
+    assert.deepEqual(
+      body.params.slice(0, rounded.length).map((value) => (value as JsonNumberText).text),
+      rounded,
+    );
+    assert.deepEqual(body.params.slice(rounded.length, -1), kept.map(Number));
+    assert.ok((body.params.at(-1) as { a: unknown[] }).a[0] instanceof JsonNumberText);
+    // A request or params that is a number stays a number (an invalid request, not a parameter).
+    assert.deepEqual(parseRequestJson('[1e400,{"params":1e400}]', LIMITS), [
+      Number.POSITIVE_INFINITY,
+      { params: Number.POSITIVE_INFINITY },
+    ]);
+    // An upstream's answer is read as before (its numbers are the node's to choose).
+    assert.deepEqual(parseJsonExact('{"a":[1e400,0.10000000000000000001,12345678901234567890]}'), {
+      a: [Number.POSITIVE_INFINITY, 0.1, 12345678901234567890n],
+    });
+  });
+
   test('an id that is not a JSON number is still a syntax error', () => {
     for (const id of ['01', '1.', '-', '.5', '+1', '1e', '0x10']) {
       assert.throws(() => parseRequestJson(`{"id":${id}}`, LIMITS), SyntaxError, id);

@@ -367,12 +367,22 @@ export function seedBodies(to: string, maxDepth: number): HostileBody[] {
   const maxPriorityAlone = one('eth_call', `[{"to":"${to}","maxPriorityFeePerGas":"0x10"},"latest"]`);
   const blockOutOfRange = one('eth_estimateGas', `[{"to":"${to}"},"0xffffffffffffffff"]`);
   const inexact = one('eth_getBalance', `["${to}",{"minContextSlot":12345678901234567890}]`);
+  // A double would forward null and a rounded number: refused before forwarding, free.
+  const rounded = one('net_version', '[1e400,{"minContextSlot":1.2345678901234567890e19}]');
   const longId = '9'.repeat(300);
   const deep = `${'['.repeat(maxDepth + 1)}${']'.repeat(maxDepth + 1)}`;
   return [
     maxPriorityAlone,
     blockOutOfRange,
     inexact,
+    rounded,
+    // params that is a number (1e400 beyond a double) is an invalid request, not a parameter error.
+    {
+      text: '{"jsonrpc":"2.0","id":"p","method":"eth_estimateGas","params":1e400}',
+      batch: false,
+      depth: 1,
+      items: [{ method: 'eth_estimateGas', id: { string: 'p' }, invalid: true }],
+    },
     {
       text: `[${[maxPriorityAlone, blockOutOfRange, inexact].map((body) => body.text).join(',')}]`,
       batch: true,

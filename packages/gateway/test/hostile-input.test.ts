@@ -316,6 +316,28 @@ describe('parameters the node would refuse cost nothing', () => {
     assert.equal((within.body as { result: unknown }).result, null);
   });
 
+  test('a number with a fraction or an exponent that a double would change is refused before forwarding, free', async () => {
+    for (const [body, read] of [
+      // Forwarded as 25 (before this was refused, the key paid 80 for it).
+      [request('eth_feeHistory', '["0x2","latest",[25.00000000000000000001,75]]'), /params\[2\]\[0\]/],
+      // Forwarded, these were null, 0 and a rounded number: another request than the one sent.
+      [request('net_version', '[1e400]'), /cannot be passed on exactly \(a double reads it as Infinity\)/],
+      [
+        request('net_version', '[{"minContextSlot":-1e-400}]'),
+        /params\[0\]\.minContextSlot: the number -1e-400 /,
+      ],
+      [
+        request('eth_getBalance', `["${TO}",{"blockNumber":1.2345678901234567890e19}]`),
+        /1\.2345678901234567890e19/,
+      ],
+    ] as const) {
+      await refusedFree(body, read);
+    }
+    // Numbers a double keeps, however they are written, go on as before.
+    const history = await send(request('eth_feeHistory', '["0x2","latest",[2.5e1,75.0]]'));
+    assert.ok(Array.isArray((history.body as { result: { reward: unknown[] } }).result.reward), history.text);
+  });
+
   test("the node's refusals of the issue's bodies are free, alone and in a batch, and the header says so", async () => {
     const { key, record } = await stack.gateway.keys.create({ name: 'node-refusals', dailyCredits: 10_000 });
     const keyUrl = stack.url(key);

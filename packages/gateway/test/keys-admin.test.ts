@@ -73,7 +73,7 @@ describe('the admin token', () => {
       ]) {
         const reply = await admin(method, path, method === 'POST' ? { name: 'x' } : undefined, token);
         assert.equal(reply.status, 401, `${method} ${path}: ${reply.text}`);
-        assert.equal((reply.body as { error: { code: string } }).error.code, 'unauthorized');
+        assert.equal((reply.body as { error: { code: string } }).error.code, 'ADMIN_TOKEN_REQUIRED');
       }
       assert.equal(
         (await stack.gateway.keys.list()).some((k) => k.name === 'x'),
@@ -187,6 +187,27 @@ describe('keys through the admin API', () => {
     assert.equal(unknownField.status, 400);
     const badCredits = await admin('PATCH', `/admin/keys/${record.id}`, { dailyCredits: 'lots' });
     assert.equal(badCredits.status, 400);
+    // A value of the wrong type is refused by its schema, naming the field.
+    for (const [method, path, body, message] of [
+      ['POST', '/admin/keys', { name: 5 }, 'name must be a string'],
+      [
+        'POST',
+        '/admin/keys',
+        { name: 'x', creditsPerSecond: '9' },
+        'creditsPerSecond must be a number or null',
+      ],
+      ['PATCH', `/admin/keys/${record.id}`, { dailyCredits: 'lots' }, 'dailyCredits must be a number'],
+      [
+        'PATCH',
+        `/admin/keys/${record.id}`,
+        { settings: { allowedMethods: 'eth_call' } },
+        'settings.allowedMethods must be a list',
+      ],
+    ] as const) {
+      const refused = await admin(method, path, body);
+      assert.equal(refused.status, 400, JSON.stringify(body));
+      assert.deepEqual((refused.body as { error: unknown }).error, { code: 'INVALID_INPUT', message });
+    }
     assert.equal((await stack.gateway.keys.get(record.id))?.dailyCredits, 3_000_000, 'nothing was changed');
     for (const method of ['GET', 'PATCH', 'DELETE']) {
       assert.equal((await admin(method, '/admin/keys/key_doesnotexist', {})).status, 404, method);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { serviceUrl } from '@portico/testkit';
 import type pg from 'pg';
+import { KeyInputError } from '../src/keys/key-input-error.ts';
 import type { KeyStore } from '../src/keys/key-store.ts';
 import { PostgresKeyStore } from '../src/keys/postgres-key-store.ts';
 import { SqliteKeyStore } from '../src/keys/sqlite-key-store.ts';
@@ -75,15 +76,15 @@ describe('shared PostgreSQL stores', { skip: postgres.skip }, () => {
       const chosen = await keys.create({ name: 'dev', key: 'dev-key-0123456789abcdef', creditsPerSecond: 7 });
       assert.equal(chosen.record.project, 'default');
       assert.equal(chosen.record.dailyCredits, 3_000_000);
-      await assert.rejects(keys.create({ name: 'x', key: 'short' }), RangeError);
-      await assert.rejects(keys.create({ name: ' ' }), RangeError);
+      await assert.rejects(keys.create({ name: 'x', key: 'short' }), KeyInputError);
+      await assert.rejects(keys.create({ name: ' ' }), KeyInputError);
       assert.deepEqual((await keys.list()).map((r) => r.id).sort(), [record.id, chosen.record.id].sort());
 
       const updated = await keys.update(record.id, { dailyCredits: 900, creditsPerSecond: 30 });
       assert.deepEqual([updated?.name, updated?.dailyCredits, updated?.creditsPerSecond], ['one', 900, 30]);
       assert.equal((await keys.authenticate(key))?.dailyCredits, 900);
       assert.equal((await keys.update(record.id, { creditsPerSecond: null }))?.creditsPerSecond, null);
-      await assert.rejects(keys.update(record.id, { creditsPerSecond: 0 }), RangeError);
+      await assert.rejects(keys.update(record.id, { creditsPerSecond: 0 }), KeyInputError);
       assert.equal(await keys.update('key_unknown', { name: 'z' }), undefined);
 
       const rotated = await keys.rotate(record.id);

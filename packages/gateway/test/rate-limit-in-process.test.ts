@@ -7,7 +7,7 @@ import { type Anvil, startAnvil } from '@portico/devchain';
 import { parseConfig } from '../src/config/config.ts';
 import { MemoryRateLimiter } from '../src/credits/rate-limiter.ts';
 import { type Gateway, startGateway } from '../src/gateway.ts';
-import { openEmbeddedStores } from '../src/stores/open-stores.ts';
+import { openEmbeddedStores } from '../src/open-stores.ts';
 import { post, type RpcReply } from './harness.ts';
 
 const COST = 10; // passthroughCost of the test network

@@ -5,7 +5,7 @@ import { after, describe, test } from 'node:test';
 import { SchemaTooNewError } from '@portico/store-schema';
 import { serviceUrl, tempDir } from '@portico/testkit';
 import Database from 'libsql';
-import { openEmbeddedStores, openSharedStores } from '../src/stores/open-stores.ts';
+import { openEmbeddedStores, openSharedStores } from '../src/open-stores.ts';
 import { createPostgresPool, migratePostgres, POSTGRES_SCHEMA_VERSION } from '../src/stores/postgres.ts';
 import { openSqlite, scalar } from '../src/stores/sqlite.ts';
 import { freshSchema } from './shared-services.ts';

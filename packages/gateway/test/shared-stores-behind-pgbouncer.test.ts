@@ -13,7 +13,7 @@ import {
 import pg from 'pg';
 import pino from 'pino';
 import type { SharedStoresConfig } from '../src/config/config.ts';
-import { type GatewayStores, openSharedStores } from '../src/stores/open-stores.ts';
+import { type GatewayStores, openSharedStores } from '../src/open-stores.ts';
 import { POSTGRES_SCHEMA_VERSION } from '../src/stores/postgres.ts';
 import { dropPrefix, eventually, freshPrefix } from './shared-services.ts';
 

@@ -187,13 +187,15 @@ describe('gateway on a Solana network', () => {
       '{"jsonrpc":"2.0","id":7,"method":"getMinimumBalanceForRentExemption","params":[18446744073709551615]}',
       `{"jsonrpc":"2.0","id":7,"method":"getSignaturesForAddress","params":["${alice}",{"minContextSlot":12345678901234567890}]}`,
       `{"jsonrpc":"2.0","id":7,"method":"getBalance","params":["${alice}",{"minContextSlot":12345678901234567890}]}`,
+      // Written with an exponent: a double would forward 12345678901234567000 all the same.
+      `{"jsonrpc":"2.0","id":7,"method":"getSignaturesForAddress","params":["${alice}",{"minContextSlot":1.2345678901234567890e19}]}`,
     ]) {
       const { body } = await send(text);
       assert.equal(body.id, 7);
       assert.equal(body.error?.code, -32602, text);
       assert.match(
         body.error?.message ?? '',
-        /12345678901234567890|18446744073709551615/,
+        /12345678901234567890|18446744073709551615|1\.2345678901234567890e19/,
         'the number as it was sent',
       );
     }

@@ -143,7 +143,15 @@ describe('a logs subscription across an upstream kill', () => {
         const hash = await call(anvil, 'eth_sendTransaction', [
           { from: seed.accounts[0], to: seed.demoContract, data },
         ]);
-        const receipt = (await call(anvil, 'eth_getTransactionReceipt', [hash])) as { blockNumber: string };
+        // Automine answers the hash before the block is sealed: a loaded machine sees no receipt yet.
+        let receipt: { blockNumber: string } | null = null;
+        for (let tries = 0; !receipt && tries < 500; tries++) {
+          receipt = (await call(anvil, 'eth_getTransactionReceipt', [hash])) as {
+            blockNumber: string;
+          } | null;
+          if (!receipt) await new Promise((r) => setTimeout(r, 20));
+        }
+        assert.ok(receipt, `a receipt for ${String(hash)}`);
         return Number(BigInt(receipt.blockNumber));
       };
       const { key } = await gateway.keys.create({ name: 'logs' });

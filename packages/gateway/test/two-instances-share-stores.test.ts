@@ -4,8 +4,8 @@ import { type Anvil, startAnvil } from '@portico/devchain';
 import { serviceUrl } from '@portico/testkit';
 import { type GatewayConfig, parseConfig } from '../src/config/config.ts';
 import { type Gateway, startGateway } from '../src/gateway.ts';
-import type { GatewayStores } from '../src/stores/open-stores.ts';
-import { openSharedStores } from '../src/stores/open-stores.ts';
+import type { GatewayStores } from '../src/open-stores.ts';
+import { openSharedStores } from '../src/open-stores.ts';
 import {
   dropPrefix,
   eventually,

@@ -108,7 +108,7 @@ describe('an upstream killed in the middle of a load', () => {
     assert.equal((await upstreamHealth(gateway.url))[0].breaker, 'open');
     await proxy.restore();
     // ...and a successful health poll brings it back.
-    const deadline = Date.now() + 5000;
+    const deadline = Date.now() + 30_000;
     let breaker = 'open';
     while (breaker !== 'closed' && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 100));
@@ -263,7 +263,7 @@ describe('finality-aware cache', () => {
     assert.notEqual(freshHash, staleHash, 'anvil mined a different block at the same height');
 
     // The unfinalized TTL is a minute: only reorg detection (a head poll every 100 ms) can evict it.
-    const deadline = Date.now() + 5000;
+    const deadline = Date.now() + 30_000;
     let seen = staleHash;
     while (seen === staleHash && Date.now() < deadline) {
       seen = ((await rpc(url, 'eth_getBlockByNumber', [height, false])).body.result as { hash: string }).hash;

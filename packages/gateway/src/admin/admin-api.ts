@@ -1,11 +1,22 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BodyTooLargeError, InvalidJsonError, readJson as readJsonBody } from '@portico/http';
+import {
+  BodyTooLargeError,
+  field,
+  fields,
+  InvalidJsonError,
+  listOf,
+  optional,
+  parseBody,
+  readJson as readJsonBody,
+  recordOf,
+  string,
+} from '@portico/http';
 import type { CreditLedger } from '../credits/ledger.ts';
 import { sendError, sendJson } from '../http/respond.ts';
 import { generateApiKey, hashApiKey } from '../keys/api-key.ts';
 import { KeyInputError } from '../keys/key-input-error.ts';
-import type { ApiKeyRecord, KeyChanges, KeyStore } from '../keys/key-store.ts';
+import type { ApiKeyRecord, KeyStore } from '../keys/key-store.ts';
 import { describeKey, keyView } from '../keys/key-view.ts';
 import type { Network } from '../network.ts';
 import { STORE_LABELS, StoreUnavailableError } from '../rpc/errors.ts';
@@ -51,16 +62,16 @@ export async function handleAdmin(
     } else if (error instanceof StoreUnavailableError) {
       const changed = request.method === 'GET' ? '' : '; nothing was changed';
       sendError(response, 503, {
-        code: 'store_unavailable',
+        code: 'STORE_UNAVAILABLE',
         store: error.store,
         message: `${STORE_LABELS[error.store]} cannot be ${error.store === 'sqlite' ? 'used' : 'reached'}${changed}; retry shortly`,
       });
     } else if (error instanceof KeyInputError) {
-      sendError(response, 400, { code: 'invalid_input', message: error.message });
+      sendError(response, 400, { code: 'INVALID_INPUT', message: error.message });
     } else if (error instanceof BodyTooLargeError) {
-      sendError(response, 413, { code: 'body_too_large', message: 'request body too large' });
+      sendError(response, 413, { code: 'BODY_TOO_LARGE', message: 'request body too large' });
     } else {
-      sendError(response, 500, { code: 'internal', message: 'internal error' });
+      sendError(response, 500, { code: 'INTERNAL_ERROR', message: 'internal error' });
     }
   }
 }
@@ -72,7 +83,7 @@ function authorise(header: string | undefined, token: string) {
   if (a.length !== b.length || !timingSafeEqual(a, b)) {
     throw new AdminError(
       401,
-      'unauthorized',
+      'ADMIN_TOKEN_REQUIRED',
       'admin token required: send Authorization: Bearer <admin token>',
     );
   }
@@ -96,12 +107,7 @@ async function route(
     if (method === 'POST') {
       const input = await readJson(request);
       rejectUnknown(input, KEY_FIELDS);
-      const { key, record } = await deps.keys.create({
-        name: input.name as string,
-        project: input.project as string | undefined,
-        dailyCredits: input.dailyCredits as number | undefined,
-        creditsPerSecond: input.creditsPerSecond as number | null | undefined,
-      });
+      const { key, record } = await deps.keys.create(parseBody(BODIES.create, input, invalidInput));
       // A new id has spent nothing: the answer needs no other store, so the key is never created
       // behind an error (its text would be lost).
       return { status: 201, body: { key, ...keyView(record, 0), endpoints: endpoints(key, deps) } };
@@ -114,8 +120,9 @@ async function route(
     if (method === 'PATCH') {
       const input = await readJson(request);
       rejectUnknown(input, [...KEY_FIELDS, 'settings']);
+      const changes = parseBody(BODIES.change, input, invalidInput);
       const spent = await spentToday(id, deps);
-      const updated = await deps.keys.update(id, input as Omit<KeyChanges, 'secretHash'>);
+      const updated = await deps.keys.update(id, changes);
       if (!updated) throw noKey(id);
       return { status: 200, body: keyView(updated, spent) };
     }
@@ -144,7 +151,7 @@ async function route(
   if (parts[1] === 'keys' && parts.length === 4 && parts[3] === 'rotate' && method === 'POST') {
     const spent = await spentToday(parts[2], deps);
     const rotated = await deps.keys.rotate(parts[2]);
-    if (!rotated) throw new AdminError(404, 'not_found', `no live key with id ${parts[2]}`);
+    if (!rotated) throw new AdminError(404, 'KEY_NOT_FOUND', `no live key with id ${parts[2]}`);
     return {
       status: 200,
       body: { key: rotated.key, ...keyView(rotated.record, spent), endpoints: endpoints(rotated.key, deps) },
@@ -159,7 +166,7 @@ async function route(
     const keyId = url.searchParams.get('keyId') ?? undefined;
     const fromDay = url.searchParams.get('from') ?? undefined;
     if (fromDay && !/^\d{4}-\d{2}-\d{2}$/.test(fromDay))
-      throw new AdminError(400, 'invalid_input', 'from must be YYYY-MM-DD');
+      throw new AdminError(400, 'INVALID_INPUT', 'from must be YYYY-MM-DD');
     return {
       status: 200,
       body: {
@@ -172,12 +179,40 @@ async function route(
   if (parts[1] === 'networks' && parts.length === 2 && method === 'GET') {
     return { status: 200, body: { networks: deps.networks.map((n) => describeNetwork(n, deps)) } };
   }
-  throw new AdminError(404, 'not_found', `no admin route ${method} ${url.pathname}`);
+  throw new AdminError(404, 'NOT_FOUND', `no admin route ${method} ${url.pathname}`);
 }
 
 const KEY_FIELDS = ['name', 'project', 'dailyCredits', 'creditsPerSecond'];
 
-const noKey = (id: string) => new AdminError(404, 'not_found', `no key with id ${id}`);
+const number = field<number>('a number', (value) => typeof value === 'number');
+const numberOrNull = field<number | null>(
+  'a number or null',
+  (value) => value === null || typeof value === 'number',
+);
+
+/**
+ * The keys API's bodies, by type; the key store holds the rules of each value (a name's length, a
+ * project's letters, an allowlist's entries), as it does for every caller.
+ */
+const BODIES = {
+  create: fields({
+    name: string,
+    project: optional(string),
+    dailyCredits: optional(number),
+    creditsPerSecond: optional(numberOrNull),
+  }),
+  change: fields({
+    name: optional(string),
+    project: optional(string),
+    dailyCredits: optional(number),
+    creditsPerSecond: optional(numberOrNull),
+    settings: optional(recordOf(listOf(string))),
+  }),
+};
+
+const invalidInput = (_field: string, message: string) => new AdminError(400, 'INVALID_INPUT', message);
+
+const noKey = (id: string) => new AdminError(404, 'KEY_NOT_FOUND', `no key with id ${id}`);
 
 async function existing(id: string, deps: AdminDependencies): Promise<ApiKeyRecord> {
   const record = await deps.keys.get(id);
@@ -198,26 +233,27 @@ function rejectUnknown(input: Record<string, unknown>, allowed: string[]) {
   if (unknown.length) {
     throw new AdminError(
       400,
-      'invalid_input',
+      'INVALID_INPUT',
       `unknown field(s): ${unknown.join(', ')} (allowed: ${allowed.join(', ')})`,
     );
   }
 }
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 async function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {
   let value: unknown;
   try {
     value = await readJsonBody(request, 64 * 1024);
   } catch (error) {
-    if (error instanceof InvalidJsonError) throw new AdminError(400, 'invalid_json', error.message);
+    if (error instanceof InvalidJsonError) throw new AdminError(400, 'INVALID_JSON', error.message);
     throw error;
   }
   // An empty body is an empty object (e.g. POST /admin/keys/:id/rotate).
   if (value === undefined) value = {};
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new AdminError(400, 'invalid_json', 'request body must be a JSON object');
-  }
-  return value as Record<string, unknown>;
+  if (!isRecord(value)) throw new AdminError(400, 'INVALID_JSON', 'request body must be a JSON object');
+  return value;
 }
 
 function describeNetwork(network: Network, deps: AdminDependencies) {

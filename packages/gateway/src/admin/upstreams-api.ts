@@ -27,7 +27,7 @@ export function routeUpstreams(
     if (!network)
       throw new AdminError(
         404,
-        'not_found',
+        'NETWORK_NOT_FOUND',
         `no network ${networkName}; networks: ${networks.map((n) => n.name).join(', ')}`,
       );
     const member = findUpstream(network.upstreams, decodeURIComponent(id));
@@ -35,7 +35,7 @@ export function routeUpstreams(
       const names = network.upstreams.members.map((m, index) => `${m.name} (${index}, ${m.upstream.host})`);
       throw new AdminError(
         404,
-        'not_found',
+        'UPSTREAM_NOT_FOUND',
         `no upstream ${id} in ${networkName}; upstreams: ${names.join(', ')}`,
       );
     }
@@ -43,5 +43,5 @@ export function routeUpstreams(
     const state = upstreamStates(network.upstreams)[network.upstreams.members.indexOf(member)];
     return { status: 200, body: { network: network.name, ...state } };
   }
-  throw new AdminError(404, 'not_found', `no admin route ${method} /${parts.join('/')}`);
+  throw new AdminError(404, 'NOT_FOUND', `no admin route ${method} /${parts.join('/')}`);
 }

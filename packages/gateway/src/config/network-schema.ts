@@ -81,7 +81,7 @@ export const cacheSchema = section(
 );
 
 export const methodNamesOf = (kind: 'evm' | 'solana') =>
-  kind === 'solana' ? Object.keys(SOLANA_METHOD_SPECS) : [...Object.keys(EVM_METHOD_SPECS), 'eth_getLogs'];
+  kind === 'solana' ? Object.keys(SOLANA_METHOD_SPECS) : Object.keys(EVM_METHOD_SPECS);
 
 export const networkSchema = (env: NodeJS.ProcessEnv) =>
   section(

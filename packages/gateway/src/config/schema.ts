@@ -1,10 +1,16 @@
 import { type Context, type ObjectSchema, type ObjectType, Struct, validate } from '@metamask/superstruct';
+import { BaseError } from '../base-error.ts';
 
 // Small builders over superstruct for configuration schemas: every field is declared once, with
 // its default, its rule and the message that names it (`networks[0].timeoutMs must be …`).
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
+/** A configuration the gateway cannot start with; the message names the field and the rule. */
+export class ConfigError extends BaseError {
+  override readonly name: string = 'ConfigError';
+
+  constructor(message: string) {
+    super('invalid_config', message);
+  }
 }
 
 /** Where a value sits in the config, as users write it: `networks[0].cache.maxEntries`. */

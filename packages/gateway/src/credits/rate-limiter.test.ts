@@ -68,7 +68,7 @@ test('in process, the refusal carries the 429 data Infura clients read (current_
   );
   assert.ok(refused instanceof GatewayError);
   assert.equal(refused.kind, 'rateLimited');
-  assert.equal(refused.code('evm'), -32005);
+  assert.equal(refused.rpcCode('evm'), -32005);
   assert.deepEqual(refused.data, { current_rps: 80, allowed_rps: 100, backoff_seconds: 0.7 });
   assert.match(
     refused.message,

@@ -2,7 +2,7 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { sendJson as send, sendError as sendHttpError } from '@portico/http';
 import { nextUtcMidnightText } from '../credits/day.ts';
 import { stringifyJsonExact } from '../rpc/exact-json.ts';
-import { stringifyJsonRpc } from '../rpc/json-result.ts';
+import { jsonRpcChunks, stringifyJsonRpc } from '../rpc/json-result.ts';
 import type { CacheStatus } from '../types.ts';
 
 /**
@@ -74,7 +74,7 @@ export function sendJson(
 export function sendError(
   response: ServerResponse,
   status: number,
-  error: { code: string; message: string } & Record<string, unknown>,
+  error: { code: Uppercase<string>; message: string } & Record<string, unknown>,
   headers: Record<string, string> = {},
 ) {
   sendHttpError(response, status, error, { ...corsHeadersFor(response), ...headers }, stringifyJsonExact);
@@ -91,11 +91,12 @@ export function sendRpcAnswer(
   remaining: number | undefined,
   cache: CacheStatus | undefined,
 ) {
-  const text = body === undefined ? undefined : stringifyJsonRpc(body);
+  // A result held as many texts (eth_getLogs in parts) is written as them, never as one string.
+  const chunks = body === undefined ? undefined : jsonRpcChunks(body);
+  const text = body === undefined || chunks ? undefined : stringifyJsonRpc(body);
+  const length = chunks ? byteLengthOf(chunks) : text === undefined ? undefined : Buffer.byteLength(text);
   const headers: OutgoingHttpHeaders =
-    text === undefined
-      ? {}
-      : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) };
+    length === undefined ? {} : { 'content-type': 'application/json', 'content-length': length };
   const cors = corsHeadersFor(response);
   if (cors) Object.assign(headers, cors);
   if (remaining !== undefined) {
@@ -103,6 +104,31 @@ export function sendRpcAnswer(
     headers['x-credits-reset'] = nextUtcMidnightText(Date.now());
   }
   if (cache) headers['x-cache'] = cache;
-  if (text === undefined) response.writeHead(204, headers).end();
+  if (chunks) writeChunks(response.writeHead(status, headers), chunks);
+  else if (text === undefined) response.writeHead(204, headers).end();
   else response.writeHead(status, headers).end(text);
+}
+
+function byteLengthOf(chunks: readonly string[]): number {
+  let length = 0;
+  for (const chunk of chunks) length += Buffer.byteLength(chunk);
+  return length;
+}
+
+/**
+ * Writes the chunks one after the other, each when the socket has taken the one before: only one
+ * chunk's bytes wait in memory at a time, not the whole answer.
+ */
+function writeChunks(response: ServerResponse, chunks: readonly string[]) {
+  let next = 0;
+  const write = () => {
+    while (next < chunks.length) {
+      if (!response.write(chunks[next++]) && next < chunks.length) {
+        response.once('drain', write);
+        return;
+      }
+    }
+    response.end();
+  };
+  write();
 }

@@ -1,7 +1,10 @@
-/**
- * A key's field given a value it cannot take (the admin API answers 400 `invalid_input` with the
- * message). A RangeError, as before, so callers that caught those keep working.
- */
-export class KeyInputError extends RangeError {
-  override name = 'KeyInputError';
+import { BaseError } from '../base-error.ts';
+
+/** A key's field given a value it cannot take (the admin API answers 400 `INVALID_INPUT` with the message). */
+export class KeyInputError extends BaseError {
+  override readonly name: string = 'KeyInputError';
+
+  constructor(message: string) {
+    super('INVALID_INPUT', message, { status: 400 });
+  }
 }

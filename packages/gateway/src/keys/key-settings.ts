@@ -124,29 +124,9 @@ export function methodAllowed(settings: KeySettings, method: string): boolean {
   return settings.allowedMethods.length === 0 || settings.allowedMethods.includes(method);
 }
 
-/** The contract addresses a call touches, for the methods that name one. */
-export function contractsOf(method: string, params: unknown[]): string[] | undefined {
-  const first = params[0] as Record<string, unknown> | string | undefined;
-  switch (method) {
-    case 'eth_call':
-    case 'eth_estimateGas':
-    case 'eth_createAccessList':
-      return typeof first === 'object' && first && typeof first.to === 'string' ? [first.to] : [];
-    case 'eth_getLogs': {
-      const address = typeof first === 'object' && first ? first.address : undefined;
-      return Array.isArray(address) ? address.map(String) : typeof address === 'string' ? [address] : [];
-    }
-    case 'eth_getCode':
-    case 'eth_getStorageAt':
-      return typeof first === 'string' ? [first] : [];
-    default:
-      return undefined;
-  }
-}
-
-export function contractsAllowed(settings: KeySettings, method: string, params: unknown[]): boolean {
+/** `contracts`: the addresses a call touches (its method's spec says), undefined when it names none. */
+export function contractsAllowed(settings: KeySettings, contracts: string[] | undefined): boolean {
   if (settings.allowedContracts.length === 0) return true;
-  const contracts = contractsOf(method, params);
   if (contracts === undefined) return true;
   return contracts.length > 0 && contracts.every((c) => settings.allowedContracts.includes(c.toLowerCase()));
 }

@@ -98,6 +98,31 @@ test('writes are exactly the methods that change state', () => {
   assert.deepEqual([...solanaMethodTable().writes].sort(), ['requestAirdrop', 'sendTransaction']);
 });
 
+test("the contracts a call touches come from its spec: a key's allowedContracts reads them for exactly these methods", () => {
+  const named = Object.entries(EVM_METHOD_SPECS)
+    .filter(([, spec]) => spec.contracts)
+    .map(([name]) => name)
+    .sort();
+  assert.deepEqual(named, [
+    'eth_call',
+    'eth_createAccessList',
+    'eth_estimateGas',
+    'eth_getCode',
+    'eth_getLogs',
+    'eth_getStorageAt',
+  ]);
+  const to = '0x00000000000000000000000000000000000000aa';
+  const contractsOf = (name: string, params: unknown[]) => EVM_METHOD_SPECS[name].contracts?.(params);
+  assert.deepEqual(contractsOf('eth_call', [{ to }, 'latest']), [to]);
+  assert.deepEqual(contractsOf('eth_call', ['not an object']), [], 'no contract found is none, not all');
+  assert.deepEqual(contractsOf('eth_getCode', [to, 'latest']), [to]);
+  assert.deepEqual(contractsOf('eth_getLogs', [{ address: [to, to] }]), [to, to]);
+  assert.deepEqual(contractsOf('eth_getLogs', [{ address: to }]), [to]);
+  assert.deepEqual(contractsOf('eth_getLogs', [{}]), []);
+  // The network's table carries them into the rules the pipeline enforces.
+  assert.equal(evmMethodTable().rules.get('eth_getLogs')?.contracts, EVM_METHOD_SPECS.eth_getLogs.contracts);
+});
+
 test('prices: passthrough methods take the network passthroughCost; methodCosts overrides any method', () => {
   const table = evmMethodTable(25, 10_000, { eth_call: 120, eth_getBalance: 7 });
   assert.equal(table.rules.get('eth_call')?.cost, 120);

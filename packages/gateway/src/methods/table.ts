@@ -29,6 +29,7 @@ export function methodTable(
       finish: spec.finish,
       serve: spec.serve,
       price: spec.price,
+      contracts: spec.contracts,
     });
     if (spec.write) writes.add(name);
   }

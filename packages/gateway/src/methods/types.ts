@@ -42,6 +42,11 @@ export type MethodRule = {
    * the method's configured price. Absent: `cost`.
    */
   price?: (params: unknown[], chain: ChainContext, cost: number) => number | Promise<number>;
+  /**
+   * The contract addresses the call touches, for a key's `allowedContracts` (read before `check`:
+   * any shape may arrive; none found is `[]`). Absent: the method names no contract.
+   */
+  contracts?: (params: unknown[]) => string[];
 };
 
 /**
@@ -59,6 +64,13 @@ export type MethodSpec = Omit<MethodRule, 'cost'> & {
   blockParam?: number;
   /** A block named by number that no upstream has reached is answered null without asking one. */
   nullBeyondHead?: boolean;
+  /** Tag pinning for blocks that are not one parameter (eth_getLogs's filter bounds). */
+  pinTags?: (params: unknown[], agreed: AgreedHeights) => unknown[];
+  /**
+   * The answer is the chain head (eth_blockNumber): with agreed tags it is answered from the heads
+   * without an upstream call, and an upstream's answer tells its head.
+   */
+  answersHead?: boolean;
   /**
    * When an answer may be cached, and how final it is: `always` (the same on every block: chain
    * id), `byHash` (names immutable data by hash), `byBlock` (as final as the block its block

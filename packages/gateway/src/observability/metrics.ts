@@ -1,5 +1,6 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { Network } from '../network.ts';
+import { EVM_SUBSCRIBE, EVM_UNSUBSCRIBE } from '../rpc/method-names.ts';
 import type { CacheStatus, SubscriptionType } from '../types.ts';
 import { type UpstreamState, upstreamStates } from '../upstream/upstream-states.ts';
 import { NetworkTally } from './request-tally.ts';
@@ -324,7 +325,7 @@ export class GatewayMetrics {
 }
 
 /** Methods the network serves keep their name; anything else is `(other)` (callers choose names). */
-const SESSION_METHODS = new Set(['eth_subscribe', 'eth_unsubscribe']);
+const SESSION_METHODS = new Set<string>([EVM_SUBSCRIBE, EVM_UNSUBSCRIBE]);
 
 function servedMethod(network: Network, method: string): string {
   if (method.startsWith('(')) return method;

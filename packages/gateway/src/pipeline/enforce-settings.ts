@@ -26,8 +26,13 @@ export function enforceRequestSettings(
 }
 
 /** Key settings, per item: the key's method and contract allowlists, per request item (before any charge). */
-export function enforceItemSettings(key: ApiKeyRecord, method: string, params: unknown[]) {
+export function enforceItemSettings(
+  key: ApiKeyRecord,
+  method: string,
+  params: unknown[],
+  contractsOf?: (params: unknown[]) => string[],
+) {
   if (!methodAllowed(key.settings, method)) throw rejected(`method ${method} is not allowed`);
-  if (!contractsAllowed(key.settings, method, params))
+  if (key.settings.allowedContracts.length > 0 && !contractsAllowed(key.settings, contractsOf?.(params)))
     throw rejected(`${method} to this contract is not allowed`);
 }

@@ -19,7 +19,7 @@ import type { UsageRecorder } from '../usage/usage-recorder.ts';
 import { charge, limitRate } from './charge.ts';
 import { enforceItemSettings } from './enforce-settings.ts';
 import { type ForwardResult, forward } from './forward.ts';
-import { refuseInexactNumbers } from './inexact-numbers.ts';
+import { refuseInexactNumbers, refuseRoundedNumbers } from './inexact-numbers.ts';
 import { resolveMethod } from './resolve-method.ts';
 
 export type RpcDependencies = {
@@ -91,7 +91,7 @@ export async function handleRpc(
     return {
       method: tooLarge ? 'batch' : '(unparsed)',
       status: gatewayError.httpStatus,
-      body: errorResponse(id, { code: gatewayError.code(network.kind), message: gatewayError.message }),
+      body: errorResponse(id, { code: gatewayError.rpcCode(network.kind), message: gatewayError.message }),
     };
   }
   if (!parsed.batch) {
@@ -139,7 +139,7 @@ async function handleItem(
   session: SessionMethods | undefined,
 ): Promise<ItemOutcome> {
   if (!item.ok) {
-    deps.usage.record(key.id, '(invalid request)', 0, item.error.code(network.kind));
+    deps.usage.record(key.id, '(invalid request)', 0, item.error.rpcCode(network.kind));
     observeRefusal(deps, network, key, '(invalid request)', item.error);
     return {
       response: errorResponse(item.id, toErrorObject(item.error, network)),
@@ -165,13 +165,14 @@ async function handleItem(
       );
     }
     const params = request.params;
-    enforceItemSettings(key, request.method, params);
+    enforceItemSettings(key, request.method, params, 'contracts' in rule ? rule.contracts : undefined);
 
+    const bigNumbers = mayHoldBigIntegers(params);
+    if (bigNumbers) refuseRoundedNumbers(params);
     // Most checks and rate limits finish at once: awaited only when they return a Promise.
     const checked = rule.check?.(params, network.chain);
     if (checked) await checked;
-    if (mayHoldBigIntegers(params))
-      refuseInexactNumbers(params, 'prepare' in rule ? rule.prepare : undefined);
+    if (bigNumbers) refuseInexactNumbers(params, 'prepare' in rule ? rule.prepare : undefined);
     const priced = rule.price ? rule.price(params, network.chain, rule.cost) : rule.cost;
     const price = typeof priced === 'number' ? priced : await priced;
     const limited = limitRate(deps.rateLimiter, key, request.method, price);
@@ -216,9 +217,17 @@ async function handleItem(
     if (gatewayError.kind === 'internal' || gatewayError.kind.startsWith('upstream')) {
       deps.onInternalError?.(error, { network: network.name, method: request.method, keyId: key.id });
     }
-    deps.usage.record(key.id, recordedMethod, 0, gatewayError.code(network.kind));
+    deps.usage.record(key.id, recordedMethod, 0, gatewayError.rpcCode(network.kind));
     if (deps.observe) {
-      observeItem(deps.observe, network, request.method, key, cost, started, gatewayError.code(network.kind));
+      observeItem(
+        deps.observe,
+        network,
+        request.method,
+        key,
+        cost,
+        started,
+        gatewayError.rpcCode(network.kind),
+      );
     }
     if (isNotification) return { status: 200, remaining, refunded };
     return {
@@ -281,7 +290,7 @@ function observeRefusal(
     method,
     keyId: key.id,
     cost: 0,
-    errorCode: error.code(network.kind),
+    errorCode: error.rpcCode(network.kind),
     seconds: 0,
   });
 }
@@ -293,7 +302,7 @@ function asGatewayError(error: unknown): GatewayError {
 
 function toErrorObject(error: GatewayError, network: Network) {
   const object: { code: number; message: string; data?: unknown } = {
-    code: error.code(network.kind),
+    code: error.rpcCode(network.kind),
     message: error.message,
   };
   if (error.data !== undefined) object.data = error.data;

@@ -1,6 +1,6 @@
 import { ConfigError, type GatewayConfig } from '../config/config.ts';
 import { type Gateway, startGateway } from '../gateway.ts';
-import type { HttpServerDependencies } from '../http/server.ts';
+import type { HttpServerDependencies } from '../server/http-server.ts';
 import { onShutdown } from './shutdown.ts';
 import { startupWarnings } from './warnings.ts';
 import { isWorker, printsBanner, reportReady, superviseWorkers } from './workers.ts';

@@ -28,10 +28,19 @@ export async function superviseWorkers(count: number): Promise<number> {
       ),
     );
   let gaveUp: () => void = () => {};
+  let allServing = false;
   const start = () => {
     const worker: Worker = cluster.fork();
     worker.on('message', (message) => {
-      if (message === READY_MESSAGE) serving.add(worker);
+      if (message !== READY_MESSAGE) return;
+      serving.add(worker);
+      // The first worker prints the banner as soon as it serves; until the others do, it takes
+      // every connection. Said once, so an operator (or a test) knows when the load is shared.
+      const ready = Object.values(cluster.workers ?? {}).filter((w) => w && serving.has(w)).length;
+      if (!allServing && ready === count) {
+        allServing = true;
+        console.log(`All ${count} workers serve.`);
+      }
     });
     worker.on('exit', (code, signal) => {
       if (stopping) return;

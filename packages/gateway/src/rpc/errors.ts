@@ -1,3 +1,4 @@
+import { BaseError } from '../base-error.ts';
 import type { NetworkKind } from '../types.ts';
 
 /**
@@ -29,18 +30,19 @@ export const GATEWAY_ERRORS = {
 
 export type GatewayErrorName = keyof typeof GATEWAY_ERRORS;
 
-/** An error the gateway answers itself (never an upstream's text). */
-export class GatewayError extends Error {
-  override readonly name = 'GatewayError';
+/** An error the gateway answers itself (never an upstream's text); its `code` is its kind. */
+export class GatewayError extends BaseError {
+  override readonly name: string = 'GatewayError';
   constructor(
     readonly kind: GatewayErrorName,
     message: string,
     readonly data?: unknown,
   ) {
-    super(message);
+    super(kind, message, { status: GATEWAY_ERRORS[kind].http });
   }
 
-  code(network: NetworkKind): number {
+  /** The JSON-RPC error code of this kind on a network of `network`'s kind. */
+  rpcCode(network: NetworkKind): number {
     return GATEWAY_ERRORS[this.kind][network];
   }
 
@@ -66,6 +68,8 @@ export class StoreUnavailableError extends GatewayError {
   ) {
     super('storeUnavailable', message);
   }
+
+  override readonly name: string = 'StoreUnavailableError';
 }
 
 export const invalidParams = (message: string) => new GatewayError('invalidParams', message);

@@ -14,6 +14,7 @@
  * per-process nonce no real string carries) that the parse turns back into its exact form.
  */
 import { randomBytes } from 'node:crypto';
+import { BaseError } from '../base-error.ts';
 import {
   CLOSE_ARRAY,
   CLOSE_OBJECT,
@@ -32,9 +33,12 @@ const NONCE = randomBytes(6).toString('hex');
 const INTEGER_MARK = `\u0000int:${NONCE}:`;
 /** Marks a number kept as its text (request ids). */
 const NUMBER_MARK = `\u0000num:${NONCE}:`;
+/** Marks a number of a request that a double would change (read as a JsonNumberText, refused). */
+const ROUNDED_MARK = `\u0000rnd:${NONCE}:`;
 /** The marks as they are written inside a JSON string. */
 const INTEGER_MARK_JSON = JSON.stringify(INTEGER_MARK).slice(1, -1);
 const NUMBER_MARK_JSON = JSON.stringify(NUMBER_MARK).slice(1, -1);
+const ROUNDED_MARK_JSON = JSON.stringify(ROUNDED_MARK).slice(1, -1);
 /** Either mark as JSON.stringify writes it, around the number text it carries. */
 const MARK_IN_JSON = new RegExp(`"\\\\u0000(?:int|num):${NONCE}:([-+.eE0-9]+)"`, 'g');
 
@@ -65,12 +69,13 @@ export type JsonLimits = {
 };
 
 /** A body beyond one of the limits; nothing of it was parsed. */
-export class JsonLimitExceeded extends Error {
+export class JsonLimitExceeded extends BaseError {
+  override readonly name: string = 'JsonLimitExceeded';
   constructor(
     readonly limit: keyof JsonLimits,
     readonly value: number,
   ) {
-    super(`JSON beyond ${limit} ${value}`);
+    super('json_limit', `JSON beyond ${limit} ${value}`);
   }
 }
 
@@ -143,12 +148,26 @@ function scan(text: string, limits: Partial<JsonLimits>, requestIds: boolean): S
       i++;
     } else if (c === MINUS || isDigit(c)) {
       let end = i + 1;
-      while (end < length && isNumberPart(text.charCodeAt(end))) end++;
+      // Whether the number has a fraction or an exponent (an integer of < 16 digits is exact).
+      let written = false;
+      while (end < length) {
+        const d = text.charCodeAt(end);
+        if (!isNumberPart(d)) break;
+        written ||= d === 0x2e || d === 0x65 || d === 0x45;
+        end++;
+      }
       let mark: string | undefined;
       if (inRequest && keyIsId && depth === requestDepth) {
         const token = text.slice(i, end);
         if (JSON_NUMBER.test(token) && String(Number(token)) !== token) mark = NUMBER_MARK_JSON;
         numberTexts ||= mark !== undefined;
+      } else if (written && requestIds && depth > requestDepth) {
+        // 1e400, 1e-400, 12345678901234567890.0, 0.10000000000000000001: a double would pass on
+        // another number than the one sent (Infinity is even written as null). Only inside a
+        // request's members: a request, or its params, that is a number stays an invalid request.
+        const token = text.slice(i, end);
+        if (JSON_NUMBER.test(token) && !sameNumber(token, String(Number(token)))) mark = ROUNDED_MARK_JSON;
+        integers ||= mark !== undefined;
       } else if (end - i >= 16) {
         const token = text.slice(i, end);
         if (JSON_INTEGER.test(token) && !Number.isSafeInteger(Number(token))) mark = INTEGER_MARK_JSON;
@@ -167,9 +186,34 @@ function scan(text: string, limits: Partial<JsonLimits>, requestIds: boolean): S
 }
 
 const reviveIntegers = (_key: string, value: unknown) =>
-  typeof value === 'string' && value.startsWith(INTEGER_MARK)
-    ? BigInt(value.slice(INTEGER_MARK.length))
-    : value;
+  typeof value !== 'string'
+    ? value
+    : value.startsWith(INTEGER_MARK)
+      ? BigInt(value.slice(INTEGER_MARK.length))
+      : value.startsWith(ROUNDED_MARK)
+        ? new JsonNumberText(value.slice(ROUNDED_MARK.length))
+        : value;
+
+/** A JSON number's value as its digits (no leading or trailing zeros) and where its point goes. */
+function decimal(token: string): { negative: boolean; digits: string; point: number } {
+  const negative = token.startsWith('-');
+  const [mantissa, exponent = '0'] = token.slice(negative ? 1 : 0).split(/[eE]/);
+  const [whole, fraction = ''] = mantissa.split('.');
+  let digits = whole + fraction;
+  let point = whole.length + Number(exponent);
+  const leading = digits.length - digits.replace(/^0+/, '').length;
+  digits = digits.slice(leading).replace(/0+$/, '');
+  point -= leading;
+  return digits === '' ? { negative: false, digits, point: 0 } : { negative, digits, point };
+}
+
+/** Whether two JSON number texts (or a double's `String`) name the same number. */
+function sameNumber(sent: string, read: string): boolean {
+  if (read === 'Infinity' || read === '-Infinity') return false;
+  const a = decimal(sent);
+  const b = decimal(read);
+  return a.negative === b.negative && a.digits === b.digits && a.point === b.point;
+}
 
 function parseScanned(scanned: Scanned): unknown {
   return scanned.integers ? JSON.parse(scanned.text, reviveIntegers) : JSON.parse(scanned.text);
@@ -184,7 +228,8 @@ export function parseJsonExact(text: string): unknown {
 /**
  * Parses a JSON-RPC request body: throws JsonLimitExceeded beyond `limits` (before parsing) and
  * SyntaxError for text that is not JSON. Integers beyond 2^53 are bigint; an `id` number whose
- * text a double would change is a JsonNumberText.
+ * text a double would change is a JsonNumberText, and so is any other number with a fraction or
+ * an exponent that a double would change (for the pipeline to refuse: `refuseRoundedNumbers`).
  */
 export function parseRequestJson(text: string, limits: JsonLimits): unknown {
   const scanned = scan(text, limits, true);
@@ -208,8 +253,9 @@ function markBigIntegerParams(item: unknown) {
 }
 
 /**
- * Whether these parameters (as `parseRequestJson` read them) may hold a bigint: false for every
- * request whose body had no integer beyond 2^53, so the request path does not walk them.
+ * Whether these parameters (as `parseRequestJson` read them) may hold a bigint or a rounded number
+ * (a JsonNumberText): false for every request whose body had neither, so the request path does not
+ * walk them.
  */
 export const mayHoldBigIntegers = (params: object): boolean => PARAMS_WITH_BIG_INTEGERS.has(params);
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { GatewayError } from './errors.ts';
 import { JsonNumberText, parseJsonExact, stringifyJsonExact } from './exact-json.ts';
-import { JsonResult, resultTextOf, stringifyJsonRpc } from './json-result.ts';
+import { JsonResult, jsonRpcChunks, resultTextOf, stringifyJsonRpc } from './json-result.ts';
 
 describe('an upstream result spliced into the answer as the node wrote it', () => {
   test('the result text of the usual answer shape, whatever its value', () => {
@@ -97,5 +97,31 @@ describe('an upstream result spliced into the answer as the node wrote it', () =
       `[{"jsonrpc":"2.0","id":1,"result":${raw.text}},{"jsonrpc":"2.0","id":2,"error":{"code":-32000,"message":"m"}}]`,
     );
     assert.equal(JSON.stringify({ result: raw }), '{"result":{"n":1}}');
+  });
+
+  test('a list held as its items is written as them: the same bytes as one text, never joined unless asked', () => {
+    const items = ['{"a":1},{"b":"]\\""}', '{"c":[2,3]}', '{"d":"é"}'];
+    const body = {
+      jsonrpc: '2.0',
+      id: new JsonNumberText('12345678901234567890'),
+      result: JsonResult.ofItems(items),
+    };
+    const chunks = jsonRpcChunks(body);
+    assert.ok(chunks);
+    // Each item is a chunk of its own (a comma joined to it would copy it when written).
+    for (const item of items) assert.ok(chunks.includes(item));
+    const whole = `{"jsonrpc":"2.0","id":12345678901234567890,"result":[${items.join(',')}]}`;
+    assert.equal(chunks.join(''), whole);
+    assert.equal(stringifyJsonRpc(body), whole);
+    // Once joined (a WebSocket answer, a batch), the result is that text and is written as it.
+    assert.equal(body.result.items, undefined);
+    assert.equal(jsonRpcChunks(body), undefined);
+    assert.deepEqual(body.result.value, [{ a: 1 }, { b: ']"' }, { c: [2, 3] }, { d: 'é' }]);
+
+    const none = { jsonrpc: '2.0', id: 1, result: JsonResult.ofItems([]) };
+    assert.equal(jsonRpcChunks(none)?.join(''), '{"jsonrpc":"2.0","id":1,"result":[]}');
+    assert.equal(none.result.isNull, false);
+    assert.equal(jsonRpcChunks({ jsonrpc: '2.0', id: 1, result: JsonResult.ofText('[]') }), undefined);
+    assert.equal(jsonRpcChunks([none]), undefined);
   });
 });

@@ -12,6 +12,7 @@ export class JsonResult {
   #text: string | undefined;
   #value: unknown;
   #read: ((text: string) => unknown) | undefined;
+  #items: readonly string[] | undefined;
 
   private constructor(
     text: string | undefined,
@@ -32,9 +33,29 @@ export class JsonResult {
     return new JsonResult(undefined, value, undefined);
   }
 
+  /**
+   * A JSON list put together from the texts of its items (each one or more items as a node wrote
+   * them, without the brackets), held as those texts: an HTTP answer writes them one after the
+   * other (`items`) instead of making one string of the whole list, which for an eth_getLogs in
+   * parts is up to `maxResponseBytes` (`text` joins them when something asks for it).
+   */
+  static ofItems(items: readonly string[], read: (text: string) => unknown = JSON.parse): JsonResult {
+    const result = new JsonResult(undefined, undefined, read);
+    result.#items = items;
+    return result;
+  }
+
   get text(): string {
-    this.#text ??= stringifyJsonExact(this.#value);
+    if (this.#text === undefined) {
+      this.#text = this.#items === undefined ? stringifyJsonExact(this.#value) : `[${this.#items.join(',')}]`;
+      this.#items = undefined;
+    }
     return this.#text;
+  }
+
+  /** The texts of a list made by `ofItems`, while nothing has joined them; else undefined. */
+  get items(): readonly string[] | undefined {
+    return this.#items;
   }
 
   /** Throws GatewayError (upstreamUnavailable) when the node's text does not read as JSON. */
@@ -42,7 +63,7 @@ export class JsonResult {
     const read = this.#read;
     if (read !== undefined) {
       try {
-        this.#value = read(this.#text as string);
+        this.#value = read(this.text);
       } catch {
         throw new GatewayError(
           'upstreamUnavailable',
@@ -95,6 +116,26 @@ export function stringifyJsonRpc(body: unknown): string {
   if (!hasJsonResult(body)) return stringifyJsonExact(body);
   const { id, result } = body as { id: unknown; result: JsonResult };
   return `{"jsonrpc":"2.0","id":${idText(id)},"result":${result.text}}`;
+}
+
+/**
+ * A JSON-RPC response whose result is a list held as its items (`JsonResult.ofItems`) as the texts
+ * to write one after the other: the same bytes as `stringifyJsonRpc`, without one string of them
+ * all. Undefined for any other body (a batch, an error, a result held as one text or a value).
+ */
+export function jsonRpcChunks(body: unknown): string[] | undefined {
+  if (!hasJsonResult(body)) return undefined;
+  const { id, result } = body as { id: unknown; result: JsonResult };
+  const { items } = result;
+  if (items === undefined) return undefined;
+  const chunks = [`{"jsonrpc":"2.0","id":${idText(id)},"result":[`];
+  // The comma apart: `,${item}` would be a new string of the item's size once written.
+  items.forEach((item, i) => {
+    if (i > 0) chunks.push(',');
+    chunks.push(item);
+  });
+  chunks.push(']}');
+  return chunks;
 }
 
 /** A response id as JSON (a JsonNumberText id is written as its own digits). */

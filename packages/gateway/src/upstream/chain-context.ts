@@ -1,4 +1,5 @@
 import { GatewayError } from '../rpc/errors.ts';
+import { EVM_BLOCK_NUMBER, EVM_GET_BLOCK_BY_NUMBER } from '../rpc/method-names.ts';
 import type { ChainContext } from '../types.ts';
 import type { UpstreamPool } from './upstream-pool.ts';
 
@@ -10,7 +11,7 @@ export function createChainContext(upstreams: UpstreamPool, cacheMs = 2000): Cha
     async blockGasLimit() {
       if (gasLimit && Date.now() - gasLimit.at < cacheMs) return gasLimit.value;
       inflight ??= upstreams
-        .call('eth_getBlockByNumber', ['latest', false])
+        .call(EVM_GET_BLOCK_BY_NUMBER, ['latest', false])
         .then((reply) => {
           const block = reply.ok ? (reply.result.value as { gasLimit?: string } | null) : null;
           if (!block?.gasLimit)
@@ -26,7 +27,7 @@ export function createChainContext(upstreams: UpstreamPool, cacheMs = 2000): Cha
     async headNumber() {
       const best = upstreams.bestHead();
       if (best >= 0) return best;
-      const reply = await upstreams.call('eth_blockNumber', []);
+      const reply = await upstreams.call(EVM_BLOCK_NUMBER, []);
       const head = reply.ok ? reply.result.value : undefined;
       if (typeof head !== 'string') {
         throw new GatewayError('upstreamUnavailable', 'Upstream node has no latest block');

@@ -1,3 +1,4 @@
+import { EVM_GET_BLOCK_BY_NUMBER, SOLANA_GET_SLOT } from '../rpc/method-names.ts';
 import type { NetworkKind } from '../types.ts';
 import type { UpstreamReply } from './http-upstream.ts';
 import { PushedHeads } from './pushed-heads.ts';
@@ -89,9 +90,9 @@ export class HeadTracker {
     try {
       if (this.kind === 'evm') {
         const [latest, safe, finalized] = await Promise.all([
-          call('eth_getBlockByNumber', ['latest', false]),
-          call('eth_getBlockByNumber', ['safe', false]),
-          call('eth_getBlockByNumber', ['finalized', false]),
+          call(EVM_GET_BLOCK_BY_NUMBER, ['latest', false]),
+          call(EVM_GET_BLOCK_BY_NUMBER, ['safe', false]),
+          call(EVM_GET_BLOCK_BY_NUMBER, ['finalized', false]),
         ]);
         const block = latest.ok ? (latest.result.value as BlockHeader | null) : null;
         if (!block?.number) throw new Error('no head');
@@ -108,8 +109,8 @@ export class HeadTracker {
         });
       } else {
         const [slot, finalizedSlot] = await Promise.all([
-          call('getSlot', [{ commitment: 'processed' }]),
-          call('getSlot', [{ commitment: 'finalized' }]),
+          call(SOLANA_GET_SLOT, [{ commitment: 'processed' }]),
+          call(SOLANA_GET_SLOT, [{ commitment: 'finalized' }]),
         ]);
         const head = slot.ok ? slot.result.value : undefined;
         if (typeof head !== 'number') throw new Error('no slot');

@@ -1,3 +1,4 @@
+import { BaseError } from '../base-error.ts';
 import type { JsonRpcError } from '../rpc/jsonrpc.ts';
 
 /**
@@ -59,6 +60,10 @@ export class MethodRefusals {
 }
 
 /** An upstream answered that it does not serve the method: try another, never held against it. */
-export class MethodRefused extends Error {
-  override readonly name = 'MethodRefused';
+export class MethodRefused extends BaseError {
+  override readonly name: string = 'MethodRefused';
+
+  constructor(message: string) {
+    super('method_refused', message);
+  }
 }

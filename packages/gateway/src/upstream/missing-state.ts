@@ -1,3 +1,4 @@
+import { BaseError } from '../base-error.ts';
 import type { JsonRpcError } from '../rpc/jsonrpc.ts';
 import type { UpstreamReply } from './http-upstream.ts';
 
@@ -23,9 +24,9 @@ export function isMissingState(error: JsonRpcError): boolean {
 }
 
 /** An upstream does not hold the state the call needs: try another; `reply` is its answer. */
-export class MissingState extends Error {
-  override readonly name = 'MissingState';
+export class MissingState extends BaseError {
+  override readonly name: string = 'MissingState';
   constructor(readonly reply: UpstreamReply) {
-    super('missing state');
+    super('missing_state', 'missing state');
   }
 }

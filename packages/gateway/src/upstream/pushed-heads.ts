@@ -1,4 +1,5 @@
 import WebSocket from 'ws';
+import { EVM_SUBSCRIBE, EVM_SUBSCRIPTION } from '../rpc/method-names.ts';
 
 /** A new head as a node pushes it (the fields of a `newHeads` notification the gateway reads). */
 export type PushedHead = { number: number; hash: string | null; parentHash: string | null };
@@ -39,7 +40,7 @@ export class PushedHeads {
     const answerTimer = setTimeout(() => socket.terminate(), this.options.timeoutMs);
     answerTimer.unref();
     socket.on('open', () => {
-      socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] }));
+      socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: EVM_SUBSCRIBE, params: ['newHeads'] }));
     });
     socket.on('message', (data) => {
       const message = readMessage(String(data));
@@ -88,7 +89,7 @@ function readMessage(text: string): Message | undefined {
 }
 
 function headOf(message: Message): PushedHead | undefined {
-  if (message.method !== 'eth_subscription') return undefined;
+  if (message.method !== EVM_SUBSCRIPTION) return undefined;
   const block = message.params?.result as
     | { number?: unknown; hash?: unknown; parentHash?: unknown }
     | undefined;

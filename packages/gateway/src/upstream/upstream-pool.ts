@@ -197,8 +197,9 @@ export class UpstreamPool {
    * the caller has asked the breaker (`breaker.allow()`) already.
    */
   callMember(member: UpstreamMember, method: string, params: unknown): Promise<UpstreamReply> {
+    // Without a block named, no answer reads as missing state: only a refusal is not a failure.
     return this.ask(member, method, params).catch((error: unknown) => {
-      if (!(error instanceof MethodRefused) && !(error instanceof MissingState)) member.breaker.failure();
+      if (!(error instanceof MethodRefused)) member.breaker.failure();
       throw error;
     });
   }
@@ -285,32 +286,29 @@ export class UpstreamPool {
       let hedgeTimer: NodeJS.Timeout | undefined;
       let lastError: unknown;
       let missingState: MissingState | undefined;
-      const calls = new Set<AbortController>();
+      // Abandons the calls still running once one answered; only hedged calls can be running then,
+      // so without hedging none is needed (aborting a call that has ended does nothing).
+      const abandon = this.hedgeAfterMs === undefined ? undefined : new AbortController();
 
       const finish = () => {
         settled = true;
         clearTimeout(hedgeTimer);
-        for (const controller of calls) controller.abort();
+        abandon?.abort();
       };
       const launch = (asHedge: boolean): boolean => {
         while (next < candidates.length) {
           const member = candidates[next++];
           if (member.refused.refuses(method) || !this.hasRoom(member) || !member.breaker.allow()) continue;
-          // Only hedged calls can be abandoned; without hedging no controller is needed.
-          const controller = this.hedgeAfterMs === undefined ? undefined : new AbortController();
-          if (controller) calls.add(controller);
           running += 1;
           if (asHedge) this.onHedge?.('sent');
-          this.ask(member, method, params, block, controller?.signal).then(
+          this.ask(member, method, params, block, abandon?.signal).then(
             (reply) => {
-              if (controller) calls.delete(controller);
               if (settled) return;
               if (asHedge) this.onHedge?.('won');
               finish();
               resolve(reply);
             },
             (error: unknown) => {
-              if (controller) calls.delete(controller);
               running -= 1;
               if (settled) return;
               // A refusal is an answer: not held against the upstream, and the method may still be
@@ -328,10 +326,11 @@ export class UpstreamPool {
               }
             },
           );
-          if (this.hedgeAfterMs !== undefined && !hedged && next < candidates.length) {
+          // Each call gets the whole wait (a failover restarts it); `finish` clears it. With no
+          // candidate left the hedge finds none and sends nothing.
+          if (this.hedgeAfterMs !== undefined && !hedged) {
             clearTimeout(hedgeTimer);
             hedgeTimer = setTimeout(() => {
-              if (settled) return;
               hedged = true;
               launch(true);
             }, this.hedgeAfterMs);
@@ -352,28 +351,25 @@ export class UpstreamPool {
   }
 
   /**
-   * Upstreams in the order to try (round-robin among equals): healthy first, an upstream that never
-   * reported a head or whose breaker is open last. An upstream lagging behind the network head is
-   * left out while another one is in service, unless the call names a block it holds.
+   * Upstreams in the order to try (round-robin among equals): healthy first, then those below the
+   * block the call names or past their oldest state, then those that never reported a head, those
+   * whose breaker is open last. An upstream lagging behind the network head is left out unless the
+   * call names a block it holds (whatever its breaker: its head polls close that); the upstream at
+   * the network head never lags, so one in service is always left.
    */
   private order(minHead?: number): UpstreamMember[] {
     if (this.members.length === 1) return this.members[0].cordoned ? [] : this.members;
     const head = this.networkHead();
     const start = this.cursor++ % this.members.length;
-    const rotated = [...this.members.slice(start), ...this.members.slice(0, start)].filter(
-      (m) => !m.cordoned,
-    );
-    const inService = (m: UpstreamMember) => m.breaker.state !== 'open' && m.head >= 0;
     const behind = (m: UpstreamMember) =>
       this.isLagging(m, head) && (minHead === undefined || m.head < minHead);
-    const ready = rotated.filter((m) => inService(m) && !behind(m));
-    const candidates = ready.length > 0 ? rotated.filter((m) => !inService(m) || !behind(m)) : rotated;
     const rank = (m: UpstreamMember) =>
-      (m.breaker.state === 'open' ? 8 : 0) +
-      (head >= 0 && m.head < 0 ? 4 : 0) +
-      (minHead !== undefined && ((m.head >= 0 && m.head < minHead) || minHead < m.oldestState) ? 2 : 0) +
-      (behind(m) ? 1 : 0);
-    return candidates.sort((a, b) => rank(a) - rank(b));
+      (m.breaker.state === 'open' ? 4 : 0) +
+      (m.head < 0 ? 2 : 0) +
+      (minHead !== undefined && (m.head < minHead || minHead < m.oldestState) ? 1 : 0);
+    return [...this.members.slice(start), ...this.members.slice(0, start)]
+      .filter((m) => !m.cordoned && !behind(m))
+      .sort((a, b) => rank(a) - rank(b));
   }
 
   async close() {

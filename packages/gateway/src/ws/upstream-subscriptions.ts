@@ -5,9 +5,13 @@ import type { ForwardResult } from '../pipeline/forward.ts';
 import { GatewayError, invalidParams } from '../rpc/errors.ts';
 import { JsonResult } from '../rpc/json-result.ts';
 import type { JsonRpcError } from '../rpc/jsonrpc.ts';
+import { EVM_SUBSCRIBE, EVM_SUBSCRIPTION, EVM_UNSUBSCRIBE } from '../rpc/method-names.ts';
 import { isSubscriptionType, type SubscriptionType } from '../types.ts';
 import { sanitiseUpstreamMessage, upstreamSecrets } from '../upstream/sanitise.ts';
-import { blockNumberOf, LOGS_PER_BLOCK, positionOf } from './notification-position.ts';
+import { DeliveredLogs, type KeptBytes, type Log } from './delivered-logs.ts';
+import { headOf, missedSince } from './missed-notifications.ts';
+import { LOGS_PER_BLOCK, positionOf } from './notification-position.ts';
+import { takeBackReorged, UpstreamHeads } from './reorged-logs.ts';
 
 type Pending = {
   method: string;
@@ -17,6 +21,8 @@ type Pending = {
   reject: (error: unknown) => void;
   timer: NodeJS.Timeout;
 };
+
+type Notification = { params: { result: unknown } };
 
 type Subscription = {
   type: SubscriptionType;
@@ -33,13 +39,10 @@ type Subscription = {
    * it (nothing twice); while `queue` is set, the gap is being filled and notifications wait.
    */
   catchingUp: boolean;
-  queue?: { params: { result: unknown } }[];
+  queue?: Notification[];
+  /** A logs subscription's logs of its recent blocks, taken back when a reorg drops them. */
+  delivered?: DeliveredLogs;
 };
-
-/** The most blocks a move to another upstream fills in (heads, or the logs of the blocks). */
-export const MAX_GAP_BLOCKS = 256;
-
-/** A log's place in the chain as one number: block, then index in the block. */
 
 export type UpstreamSubscriptionsOptions = {
   /** Upstream WebSocket addresses in the order to try (called when a connection is needed). */
@@ -60,6 +63,10 @@ export type UpstreamSubscriptionsOptions = {
  * under the same id, and gets what it missed from the new upstream (at most `MAX_GAP_BLOCKS`
  * blocks back): a newHeads subscription the heads by block number, a logs subscription the logs
  * after the last one it was sent (or after the head when it subscribed); nothing twice.
+ * While it has logs subscriptions, the connection also follows the upstream's heads: a head that
+ * does not extend the last ones (or a log at a height delivered with another block) is a reorg,
+ * and the logs sent for the dropped blocks are sent again with `removed: true`, then the logs of
+ * the new blocks (none twice). A move starts this afresh on the new upstream.
  */
 export class UpstreamSubscriptions {
   private socket: WebSocket | undefined;
@@ -70,9 +77,15 @@ export class UpstreamSubscriptions {
   /** The client's id of each subscription by its id on the current upstream. */
   private readonly byUpstreamId = new Map<string, string>();
   /** Notifications of subscriptions whose eth_subscribe answer is not delivered yet. */
-  private readonly held = new Map<string, unknown[]>();
+  private readonly held = new Map<string, Notification[]>();
   private nextId = 1;
   private closed = false;
+  private readonly requester = (method: string, params: unknown[]) => this.request(method, params);
+  /** For reorgs: a newHeads subscription of the connection's own, and the logs kept (all subscriptions). */
+  private readonly heads = new UpstreamHeads(this.requester);
+  private readonly kept: KeptBytes = { used: 0 };
+  /** Moves and reorg checks, one at a time. */
+  private serial: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: UpstreamSubscriptionsOptions) {}
 
@@ -88,16 +101,17 @@ export class UpstreamSubscriptions {
   async subscribe(params: unknown[]): Promise<ForwardResult> {
     const [type] = params;
     if (!isSubscriptionType(type)) throw invalidParams('eth_subscribe: unknown subscription type');
-    const reply = await this.request('eth_subscribe', params, type);
+    const reply = await this.request(EVM_SUBSCRIBE, params, type);
     const id = reply.ok ? reply.result.value : undefined;
     const subscription = typeof id === 'string' ? this.active.get(id) : undefined;
     if (subscription) {
       subscription.params = params;
       // Where a logs subscription starts, so that a move knows which logs the client has not had.
       if (type === 'logs') {
-        this.request('eth_blockNumber', []).then(
-          (head) => {
-            const number = head.ok ? blockNumberOf({ number: head.result.value }) : undefined;
+        subscription.delivered = new DeliveredLogs(this.kept);
+        this.heads.watch();
+        headOf(this.requester).then(
+          (number) => {
             if (number !== undefined && subscription.last < 0)
               subscription.last = number * LOGS_PER_BLOCK + LOGS_PER_BLOCK - 1;
           },
@@ -110,12 +124,9 @@ export class UpstreamSubscriptions {
       // (the answer goes out in the same turn of the event loop, after this returns).
       setImmediate(() => {
         const queued = this.held.get(id);
-        this.held.delete(id);
         const subscription = this.active.get(id);
-        if (queued && subscription) {
-          for (const message of queued)
-            this.pass(id, subscription, message as { params: { result: unknown } });
-        }
+        this.held.delete(id);
+        if (subscription) for (const message of queued ?? []) this.pass(id, subscription, message);
       });
     }
     return reply;
@@ -128,7 +139,7 @@ export class UpstreamSubscriptions {
     const subscription = this.active.get(id);
     if (!subscription) return { ok: true, result: JsonResult.ofValue(false), cache: 'BYPASS' };
     this.forget(id);
-    return this.request('eth_unsubscribe', [subscription.upstreamId]);
+    return this.request(EVM_UNSUBSCRIBE, [subscription.upstreamId]);
   }
 
   /** Drops every subscription and the upstream connection. */
@@ -145,6 +156,7 @@ export class UpstreamSubscriptions {
     if (subscription) {
       this.active.delete(id);
       this.byUpstreamId.delete(subscription.upstreamId);
+      subscription.delivered?.clear();
       this.options.gauge?.dec();
     }
     this.held.delete(id);
@@ -225,15 +237,19 @@ export class UpstreamSubscriptions {
     } catch {
       return;
     }
-    if (message.method === 'eth_subscription') {
+    if (message.method === EVM_SUBSCRIPTION) {
       const upstreamId = message.params?.subscription;
       if (typeof upstreamId !== 'string') return;
+      if (this.heads.owns(upstreamId)) {
+        if (this.heads.see(message.params?.result)) this.reorged();
+        return;
+      }
       const id = this.byUpstreamId.get(upstreamId);
       const subscription = id === undefined ? undefined : this.active.get(id);
       if (id === undefined || !subscription) return;
       const notification = {
         jsonrpc: '2.0',
-        method: 'eth_subscription',
+        method: EVM_SUBSCRIPTION,
         params: { subscription: id, result: message.params?.result },
       };
       const queued = this.held.get(id);
@@ -275,9 +291,11 @@ export class UpstreamSubscriptions {
     pending.resolve({ ok: true, result: JsonResult.ofValue(result), cache: 'BYPASS' });
   }
 
-  /** Passes a notification on, in chain order across a move, without repeats. */
-  private pass(id: string, subscription: Subscription, notification: { params: { result: unknown } }) {
-    const position = positionOf(subscription.type, notification.params.result);
+  /** Passes a notification on, in chain order across a move or a reorg, without repeats. */
+  private pass(id: string, subscription: Subscription, notification: Notification) {
+    const { result } = notification.params;
+    if (!subscription.queue && subscription.delivered?.conflicts(result as Log)) this.reorged();
+    const position = positionOf(subscription.type, result);
     if (position !== undefined) {
       if (subscription.queue) {
         subscription.queue.push(notification);
@@ -287,17 +305,41 @@ export class UpstreamSubscriptions {
         if (position <= subscription.last) return;
         subscription.catchingUp = false;
       }
-      subscription.last = position;
     }
-    this.options.notify(notification, { id, type: subscription.type });
+    this.emit(id, subscription, result);
+  }
+
+  /** Sends a result to the client (a log only once) and moves where the subscription is. */
+  private emit(id: string, subscription: Subscription, result: unknown) {
+    if (subscription.delivered && !subscription.delivered.admit(result as Log)) return;
+    const position = positionOf(subscription.type, result);
+    if (position !== undefined) subscription.last = position;
+    this.options.notify(
+      { jsonrpc: '2.0', method: EVM_SUBSCRIPTION, params: { subscription: id, result } },
+      { id, type: subscription.type },
+    );
+  }
+
+  /** Passes on what waited while a gap was filled or a reorg was checked. */
+  private release(id: string, subscription: Subscription) {
+    const queued = subscription.queue ?? [];
+    subscription.queue = undefined;
+    for (const message of queued) this.pass(id, subscription, message);
   }
 
   private lostUpstream(socket: WebSocket) {
     if (this.socket !== socket) return;
     this.socket = undefined;
+    this.heads.reset();
     this.failPending(new GatewayError('upstreamUnavailable', 'Upstream node unavailable'));
     if (this.active.size > 0 && !this.closed) {
-      this.moveSubscriptions().catch(() => {
+      for (const subscription of this.active.values()) {
+        this.byUpstreamId.delete(subscription.upstreamId);
+        // Blocks of the old upstream are not compared with the new one's (two dev chains differ).
+        subscription.delivered?.clear();
+      }
+      const move = this.serial.then(() => this.moveSubscriptions());
+      this.serial = move.catch(() => {
         if (this.closed) return;
         for (const id of [...this.active.keys()]) this.forget(id);
         this.options.lost();
@@ -307,79 +349,45 @@ export class UpstreamSubscriptions {
 
   /**
    * Makes every subscription again on the next upstream that takes a connection, under the ids
-   * the client knows; newHeads subscriptions get the heads of the gap first. Throws when no
-   * upstream takes them.
+   * the client knows; then each gets what it missed. Throws when no upstream takes them.
    */
   private async moveSubscriptions() {
-    for (const subscription of this.active.values()) {
-      this.byUpstreamId.delete(subscription.upstreamId);
-      subscription.queue = [];
-    }
+    for (const subscription of this.active.values()) subscription.queue ??= [];
     for (const [id, subscription] of this.active) {
-      const reply = await this.request('eth_subscribe', subscription.params);
+      const reply = await this.request(EVM_SUBSCRIBE, subscription.params);
       const upstreamId = reply.ok ? reply.result.value : undefined;
       if (typeof upstreamId !== 'string') throw new Error('the next upstream refused the subscription');
       subscription.upstreamId = upstreamId;
       this.byUpstreamId.set(upstreamId, id);
     }
+    if ([...this.active.values()].some((s) => s.delivered)) this.heads.watch();
     for (const [id, subscription] of this.active) await this.fillGap(id, subscription);
   }
 
-  /**
-   * What a subscription missed while it moved (newHeads: the heads by number; logs: the logs
-   * after the last one passed on, from an eth_getLogs), then what came meanwhile.
-   */
+  /** What a subscription missed while it moved, then what came meanwhile. */
   private async fillGap(id: string, subscription: Subscription) {
     try {
-      if (subscription.last >= 0) {
-        const latest = await this.request('eth_blockNumber', []);
-        const head = latest.ok ? blockNumberOf({ number: latest.result.value }) : undefined;
-        if (head !== undefined) {
-          if (subscription.type === 'newHeads') await this.fillHeads(id, subscription, head);
-          else await this.fillLogs(id, subscription, head);
-        }
+      const head = subscription.last >= 0 ? await headOf(this.requester) : undefined;
+      if (head !== undefined) {
+        const wanted = () => this.active.has(id);
+        for (const { result } of await missedSince(this.requester, subscription, head, wanted))
+          if (wanted()) this.emit(id, subscription, result);
       }
     } finally {
-      const queued = subscription.queue ?? [];
-      subscription.queue = undefined;
       subscription.catchingUp = subscription.last >= 0;
-      for (const message of queued) this.pass(id, subscription, message);
+      this.release(id, subscription);
     }
   }
 
-  private async fillHeads(id: string, subscription: Subscription, head: number) {
-    const from = Math.max(subscription.last + 1, head - MAX_GAP_BLOCKS + 1);
-    for (let number = from; number <= head; number++) {
-      const block = await this.request('eth_getBlockByNumber', [`0x${number.toString(16)}`, false]);
-      if (!block.ok || block.result.isNull || !this.active.has(id)) break;
-      const { transactions: _t, uncles: _u, ...header } = block.result.value as Record<string, unknown>;
-      this.deliver(id, subscription, header, number);
-    }
-  }
-
-  private async fillLogs(id: string, subscription: Subscription, head: number) {
-    const lastBlock = Math.floor(subscription.last / LOGS_PER_BLOCK);
-    const from = Math.max(lastBlock, head - MAX_GAP_BLOCKS + 1);
-    if (from > head) return;
-    const filter = (subscription.params[1] ?? {}) as Record<string, unknown>;
-    const reply = await this.request('eth_getLogs', [
-      { ...filter, fromBlock: `0x${from.toString(16)}`, toBlock: `0x${head.toString(16)}` },
-    ]);
-    const logs = reply.ok ? reply.result.value : undefined;
-    if (!Array.isArray(logs)) return;
-    for (const log of logs) {
-      const position = positionOf('logs', log);
-      if (position === undefined || position <= subscription.last || !this.active.has(id)) continue;
-      this.deliver(id, subscription, log, position);
-    }
-  }
-
-  private deliver(id: string, subscription: Subscription, result: unknown, position: number) {
-    subscription.last = position;
-    this.options.notify(
-      { jsonrpc: '2.0', method: 'eth_subscription', params: { subscription: id, result } },
-      { id, type: subscription.type },
-    );
+  /** A reorg may have dropped delivered logs: their subscriptions wait until it is checked. */
+  private reorged() {
+    for (const subscription of this.active.values())
+      if (subscription.delivered?.heights().length) subscription.queue ??= [];
+    const emit = (id: string, subscription: Subscription, log: unknown) => this.emit(id, subscription, log);
+    const release = (id: string, subscription: Subscription) => this.release(id, subscription);
+    this.serial = this.serial
+      .then(() => takeBackReorged(this.requester, this.active, emit, release))
+      .catch(() => {});
   }
 
   private failPending(error: GatewayError) {

@@ -2,7 +2,6 @@ import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer } from 'ws';
 import type { InFlight } from '../http/drain.ts';
-import type { GatewayServer } from '../http/server.ts';
 import type { ApiKeyRecord, KeyStore } from '../keys/key-store.ts';
 import type { Network } from '../network.ts';
 import type { GatewayMetrics } from '../observability/metrics.ts';
@@ -11,6 +10,8 @@ import { handleRpc, type RpcDependencies, type SessionMethods } from '../pipelin
 import type { GatewayError } from '../rpc/errors.ts';
 import { stringifyJsonRpc } from '../rpc/json-result.ts';
 import { errorResponse } from '../rpc/jsonrpc.ts';
+import { EVM_SUBSCRIBE, EVM_SUBSCRIPTION, EVM_UNSUBSCRIBE } from '../rpc/method-names.ts';
+import type { GatewayServer } from '../server/http-server.ts';
 import type { AccessEntry } from '../types.ts';
 import { NotificationMeter } from './notification-meter.ts';
 import { checkSubscribe } from './subscribe-params.ts';
@@ -76,7 +77,7 @@ export function attachWebSocket(server: GatewayServer, deps: WebSocketDependenci
       return refuse(
         socket,
         refusal.httpStatus,
-        errorResponse(null, { code: refusal.code(network.kind), message: refusal.message }),
+        errorResponse(null, { code: refusal.rpcCode(network.kind), message: refusal.message }),
       );
     }
     if (closing) {
@@ -114,7 +115,7 @@ export function attachWebSocket(server: GatewayServer, deps: WebSocketDependenci
       },
       charged: (type, cost) => deps.metrics?.notification(network, key.id, type, cost),
       onError: (error) =>
-        deps.onInternalError?.(error, { network: network.name, method: 'eth_subscription', keyId: key.id }),
+        deps.onInternalError?.(error, { network: network.name, method: EVM_SUBSCRIPTION, keyId: key.id }),
     });
     const upstream = deps.upstreamsOf(network);
     const subscriptions = new UpstreamSubscriptions({
@@ -129,12 +130,12 @@ export function attachWebSocket(server: GatewayServer, deps: WebSocketDependenci
     sessions.add(session);
     deps.metrics?.wsConnections.inc();
     const methods: SessionMethods = {
-      eth_subscribe: {
+      [EVM_SUBSCRIBE]: {
         cost: network.methods.passthroughCost,
         check: (params) => checkSubscribe(params, subscriptions.size),
         call: (params) => subscriptions.subscribe(params),
       },
-      eth_unsubscribe: { cost: 0, call: (params) => subscriptions.unsubscribe(params) },
+      [EVM_UNSUBSCRIBE]: { cost: 0, call: (params) => subscriptions.unsubscribe(params) },
     };
     ws.on('message', (data) => {
       const done = deps.inFlight.begin();

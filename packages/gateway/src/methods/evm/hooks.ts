@@ -3,17 +3,17 @@ import { blockParameterOf, pinBlockTags } from './block-tags.ts';
 import { blockOfResult, byBlockParameter, NOT_CACHEABLE } from './cache-policy.ts';
 import { blockNumberOf } from './params.ts';
 import { isRevertError, normaliseRevert } from './revert.ts';
-import { EVM_METHOD_SPECS, getLogsSpec } from './spec.ts';
+import { EVM_METHOD_SPECS } from './spec.ts';
 
 const ALWAYS: CacheDecision = { cacheable: true, alwaysFinal: true };
 const BY_HASH: CacheDecision = { cacheable: true };
-const LOGS = getLogsSpec(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
+const specOf = (method: string) =>
+  Object.hasOwn(EVM_METHOD_SPECS, method) ? EVM_METHOD_SPECS[method] : undefined;
 
 /** Whether an EVM request may be served from the cache, by its method's spec. */
 export function evmCacheDecision(method: string, params: unknown[]): CacheDecision {
-  const spec =
-    method === 'eth_getLogs' ? LOGS : Object.hasOwn(EVM_METHOD_SPECS, method) && EVM_METHOD_SPECS[method];
-  if (!spec || spec.cache === undefined) return NOT_CACHEABLE;
+  const spec = specOf(method);
+  if (spec?.cache === undefined) return NOT_CACHEABLE;
   if (spec.cache === 'always') return ALWAYS;
   if (spec.cache === 'byHash') return BY_HASH;
   if (spec.cache === 'byBlock') return byBlockParameter(params[spec.blockParam ?? 0]);
@@ -24,19 +24,17 @@ export function evmCacheDecision(method: string, params: unknown[]): CacheDecisi
 export const evmHooks: ChainHooks = {
   pinBlockTags(method, params, agreed) {
     // The head every upstream has reached, known from the head polls: no upstream call needed.
-    if (method === 'eth_blockNumber') return { answer: `0x${agreed.latest.toString(16)}` };
+    if (specOf(method)?.answersHead) return { answer: `0x${agreed.latest.toString(16)}` };
     return { params: pinBlockTags(method, params, agreed) };
   },
   requestedBlock(method, params) {
     const block = blockNumberOf(blockParameterOf(method, params));
     if (block === undefined) return undefined;
-    const nullBeyondHeads =
-      Object.hasOwn(EVM_METHOD_SPECS, method) && EVM_METHOD_SPECS[method].nullBeyondHead === true;
-    return { block, nullBeyondHeads };
+    return { block, nullBeyondHeads: specOf(method)?.nullBeyondHead === true };
   },
   cacheDecision: evmCacheDecision,
   blockOfResult,
   shapeError: (error) => (isRevertError(error) ? normaliseRevert(error) : error),
   // The answer is a short hex string: reading it costs nothing worth avoiding.
-  headOfAnswer: (method, result) => (method === 'eth_blockNumber' ? blockNumberOf(result.value) : undefined),
+  headOfAnswer: (method, result) => (specOf(method)?.answersHead ? blockNumberOf(result.value) : undefined),
 };

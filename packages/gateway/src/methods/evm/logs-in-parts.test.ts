@@ -14,6 +14,10 @@ test('the ways nodes and providers refuse a range are recognised; other errors a
     'block range too large: at most 5 blocks',
     'Query exceeds max results 20000, retry with the range 100-200',
     'limit exceeded',
+    'range too large',
+    'the range is big',
+    'exceed max range',
+    'filter matches more than 10000 logs',
   ]) {
     assert.ok(refusesRange(message), message);
   }

@@ -2,6 +2,7 @@ import { GatewayError } from '../../rpc/errors.ts';
 import { stringifyJsonExact } from '../../rpc/exact-json.ts';
 import { JsonResult } from '../../rpc/json-result.ts';
 import type { JsonRpcError } from '../../rpc/jsonrpc.ts';
+import { EVM_GET_LOGS } from '../../rpc/method-names.ts';
 import type { HttpUpstream, UpstreamReply } from '../../upstream/http-upstream.ts';
 import type { UpstreamMember } from '../../upstream/upstream-pool.ts';
 import type { Fleet } from '../types.ts';
@@ -62,10 +63,10 @@ export function serveLogsInParts(
   if (filter.blockHash !== undefined) return undefined;
   const from = boundOf(filter.fromBlock, fleet);
   const to = boundOf(filter.toBlock, fleet);
-  if (from === undefined || to === undefined || to < from) return undefined;
-  const members = fleet.upstreams.inService();
-  if (members.length === 0) return undefined;
-  const narrowest = Math.min(...members.map((m) => ranges.of(m)));
+  if (from === undefined || to === undefined) return undefined;
+  // No upstream in service makes this Infinity, and a range that ends before it starts is narrower
+  // than any: both go the usual way, which answers them.
+  const narrowest = Math.min(...fleet.upstreams.inService().map((m) => ranges.of(m)));
   if (to - from + 1 <= narrowest) return undefined;
   return new LogsInParts(filter, fleet, ranges).fetch(from, to, narrowest);
 }
@@ -74,7 +75,7 @@ export function serveLogsInParts(
 function boundOf(value: unknown, fleet: Fleet): number | undefined {
   if (typeof value === 'string' && value.startsWith('0x')) return Number(BigInt(value));
   if (value === 'earliest') return 0;
-  const known = (n: number | undefined) => (n === undefined || n < 0 ? undefined : n);
+  const known = (n = -1) => (n < 0 ? undefined : n);
   if (value === 'safe') return known(fleet.upstreams.agreed()?.safe);
   if (value === 'finalized') return known(fleet.heads.finalized);
   return known(fleet.upstreams.bestHead());
@@ -127,16 +128,14 @@ class LogsInParts {
     }
     this.parts.sort((a, b) => a.from - b.from);
     const items = this.parts.map((p) => p.text.slice(1, -1).trim()).filter((inner) => inner !== '');
-    return { ok: true, result: JsonResult.ofText(`[${items.join(',')}]`) };
+    return { ok: true, result: JsonResult.ofItems(items) };
   }
 
   /** One range on the best upstream for it, split further when that upstream takes fewer blocks. */
   private async fetchRange(range: Range): Promise<void> {
     if (this.stopped) return;
-    // The first with its breaker closed; else one whose half-open breaker lets a trial through.
-    const candidates = this.fleet.upstreams.inService(range.to);
-    const member =
-      candidates.find((m) => m.breaker.state === 'closed') ?? candidates.find((m) => m.breaker.allow());
+    // The first with its breaker closed (a half-open one is in its trial call already).
+    const member = this.fleet.upstreams.inService(range.to).find((m) => m.breaker.state === 'closed');
     if (!member) throw new GatewayError('upstreamUnavailable', 'No upstream node is available');
     const blocks = range.to - range.from + 1;
     const size = this.ranges.of(member);
@@ -148,7 +147,7 @@ class LogsInParts {
     }
     const params = [{ ...this.filter, fromBlock: hex(range.from), toBlock: hex(range.to) }];
     const final = range.to <= this.fleet.heads.finalized;
-    const key = `eth_getLogs:${stringifyJsonExact(params)}`;
+    const key = `${EVM_GET_LOGS}:${stringifyJsonExact(params)}`;
     const { cache } = this.fleet;
     if (final && cache) {
       const found = cache.get(key);
@@ -157,7 +156,7 @@ class LogsInParts {
     }
     let reply: UpstreamReply;
     try {
-      reply = await this.fleet.upstreams.callMember(member, 'eth_getLogs', params);
+      reply = await this.fleet.upstreams.callMember(member, EVM_GET_LOGS, params);
     } catch (error) {
       // Unreachable or timed out: its breaker counted it; the range goes to the next upstream.
       this.failures += 1;
@@ -176,8 +175,9 @@ class LogsInParts {
   }
 
   private keep(range: Range, result: JsonResult) {
-    const text = result.text.trim();
-    if (!text.startsWith('[') || !text.endsWith(']')) {
+    // A node's result as it wrote it, from its first character to its last (no space around).
+    const { text } = result;
+    if (!text.startsWith('[')) {
       throw new GatewayError(
         'upstreamUnavailable',
         'Upstream node answered eth_getLogs without a list of logs',

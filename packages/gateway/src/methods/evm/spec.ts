@@ -18,6 +18,7 @@ import {
 } from './params.ts';
 import { markPendingBlock, markPendingTransaction } from './pending.ts';
 import { sendRawTransactionSpec } from './send-raw-transaction.ts';
+import { pinLogsFilter } from './tags.ts';
 
 async function checkGasCap(value: unknown, blockGasLimit: () => Promise<bigint>, name: string) {
   const call = value as Record<string, unknown>;
@@ -33,6 +34,22 @@ const byTransactionHash = (cost: number): MethodSpec => ({
   },
   cache: 'byHash',
 });
+
+/** The contract a call object names in `to` (for a key's allowedContracts). */
+const contractOfCall = (params: unknown[]): string[] => {
+  const call = params[0] as Record<string, unknown> | undefined;
+  return typeof call === 'object' && call !== null && typeof call.to === 'string' ? [call.to] : [];
+};
+
+/** The account a method names first (eth_getCode, eth_getStorageAt). */
+const firstAddress = (params: unknown[]): string[] => (typeof params[0] === 'string' ? [params[0]] : []);
+
+/** The addresses an eth_getLogs filter names. */
+const addressesOfFilter = (params: unknown[]): string[] => {
+  const filter = params[0] as Record<string, unknown> | undefined;
+  const address = typeof filter === 'object' && filter !== null ? filter.address : undefined;
+  return Array.isArray(address) ? address.map(String) : typeof address === 'string' ? [address] : [];
+};
 
 /** A call at a block: cached by its block, but not with overrides (they change the answer). */
 const callCache = (params: unknown[]): CacheDecision =>
@@ -124,6 +141,7 @@ const SPEC_METHODS: MethodSpecs = {
     },
     blockParam: 1,
     cache: callCache,
+    contracts: contractOfCall,
   },
   eth_estimateGas: {
     cost: 300,
@@ -137,6 +155,7 @@ const SPEC_METHODS: MethodSpecs = {
     },
     blockParam: 1,
     cache: callCache,
+    contracts: contractOfCall,
   },
 };
 
@@ -149,10 +168,10 @@ const passthrough = (extra: Omit<MethodSpec, 'cost'> = {}): MethodSpec => ({ cos
  */
 const COMMON_METHODS: MethodSpecs = {
   eth_chainId: passthrough({ cache: 'always' }),
-  eth_blockNumber: passthrough(),
+  eth_blockNumber: passthrough({ answersHead: true }),
   eth_getBalance: passthrough({ blockParam: 1 }),
-  eth_getCode: passthrough({ blockParam: 1 }),
-  eth_getStorageAt: passthrough({ blockParam: 2 }),
+  eth_getCode: passthrough({ blockParam: 1, contracts: firstAddress }),
+  eth_getStorageAt: passthrough({ blockParam: 2, contracts: firstAddress }),
   eth_getTransactionCount: passthrough({ blockParam: 1 }),
   eth_sendRawTransaction: sendRawTransactionSpec,
   eth_gasPrice: passthrough(),
@@ -167,7 +186,7 @@ const COMMON_METHODS: MethodSpecs = {
   eth_getTransactionByBlockHashAndIndex: passthrough(),
   eth_getUncleByBlockHashAndIndex: passthrough(),
   eth_getProof: passthrough({ blockParam: 2 }),
-  eth_createAccessList: passthrough({ blockParam: 1 }),
+  eth_createAccessList: passthrough({ blockParam: 1, contracts: contractOfCall }),
   eth_simulateV1: passthrough(),
   // Filters live on the node that made them: creating one is a change of state there.
   eth_newFilter: passthrough({ write: true }),
@@ -196,11 +215,25 @@ export const getLogsSpec = (maxBlockRange: number, maxTotalRange: number): Metho
     price: priceOfLogs,
     serve: (params, fleet) => serveLogsInParts(params, fleet, ranges),
     cache: (params) => byLogsRange(params[0]),
+    pinTags: pinLogsFilter,
+    contracts: addressesOfFilter,
   };
 };
 
-/** Every EVM method the gateway serves (eth_getLogs added per network, with its range cap). */
-export const EVM_METHOD_SPECS: MethodSpecs = { ...SPEC_METHODS, ...COMMON_METHODS };
+/** A network's eth_getLogs limits (its config's `maxLogsBlockRange` and `maxLogsBlockRangeTotal`). */
+export type LogsLimits = { maxBlockRange: number; maxTotalRange: number };
+
+export const DEFAULT_LOGS_LIMITS: LogsLimits = { maxBlockRange: 10_000, maxTotalRange: 1_000_000 };
+
+/** Every EVM method a network serves, its eth_getLogs under the network's limits. */
+export const evmMethodSpecs = (logs: LogsLimits): MethodSpecs => ({
+  ...SPEC_METHODS,
+  ...COMMON_METHODS,
+  eth_getLogs: getLogsSpec(logs.maxBlockRange, logs.maxTotalRange),
+});
+
+/** Every EVM method the gateway serves, with the default eth_getLogs limits. */
+export const EVM_METHOD_SPECS: MethodSpecs = evmMethodSpecs(DEFAULT_LOGS_LIMITS);
 
 /** The spec's nine methods (the ones with a price and a parameter rule of their own). */
 export const EVM_SPEC_METHOD_NAMES: readonly string[] = Object.keys(SPEC_METHODS);

@@ -4,6 +4,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { AddressInfo } from 'node:net';
 import { BodyTooLargeError, readBody } from '@portico/http';
 import { type AdminDependencies, handleAdmin } from '../admin/admin-api.ts';
+import { CORS_PREFLIGHT_HEADERS, sendError, sendJson, sendRpcAnswer, useAdminCors } from '../http/respond.ts';
 import type { ApiKeyRecord, KeyStore } from '../keys/key-store.ts';
 import type { Network } from '../network.ts';
 import { readiness } from '../observability/health.ts';
@@ -12,7 +13,6 @@ import { handleRpc, type RpcDependencies } from '../pipeline/handle-rpc.ts';
 import { GatewayError } from '../rpc/errors.ts';
 import { errorResponse } from '../rpc/jsonrpc.ts';
 import type { AccessEntry } from '../types.ts';
-import { CORS_PREFLIGHT_HEADERS, sendError, sendJson, sendRpcAnswer, useAdminCors } from './respond.ts';
 
 export type HttpServerDependencies = RpcDependencies & {
   networks: readonly Network[];
@@ -85,7 +85,8 @@ async function handle(
   }
   if (path === '/metrics' && deps.metrics) return sendMetrics(request, response, deps.metrics);
   if (path === '/admin' || path.startsWith('/admin/')) {
-    if (!admin) return sendError(response, 404, { code: 'not_found', message: 'the admin API is disabled' });
+    if (!admin)
+      return sendError(response, 404, { code: 'ADMIN_API_OFF', message: 'the admin API is disabled' });
     return handleAdmin(request, response, request.url ?? path, admin);
   }
   const route = routeRequest(deps.networks, 'http', request.headers.host, path);
@@ -102,7 +103,7 @@ async function handle(
     sendJson(
       response,
       error.httpStatus,
-      errorResponse(null, { code: error.code(network.kind), message: error.message }),
+      errorResponse(null, { code: error.rpcCode(network.kind), message: error.message }),
       headers,
     );
 
@@ -163,7 +164,10 @@ async function sendMetrics(
       return sendError(
         response,
         401,
-        { code: 'unauthorized', message: 'admin token required: send Authorization: Bearer <admin token>' },
+        {
+          code: 'ADMIN_TOKEN_REQUIRED',
+          message: 'admin token required: send Authorization: Bearer <admin token>',
+        },
         { 'www-authenticate': 'Bearer' },
       );
     }
