@@ -6,12 +6,16 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { addressSubject, userSubject } from './attempts.ts';
 import { AUDIT_EVENTS, type AuditLog } from './audit.ts';
+import { fields, InvalidBodyError, nonEmptyString, optional, parseBody, string } from './body.ts';
 import { HttpError } from './http.ts';
 import { type SessionChains, sessionInfo } from './sessions.ts';
 import type { AuthStore } from './store.ts';
 
 export const ADMIN_PREFIX = '/admin/';
 const MAX_ROWS = 1000;
+
+const UNLOCK_BODY = fields({ user: optional(string), address: optional(string) });
+const REVOKE_BODY = fields({ user: nonEmptyString });
 
 export interface AdminDeps {
   adminToken?: string;
@@ -28,10 +32,14 @@ export function checkAdminToken(token: string | undefined): void {
 }
 
 function authorize(deps: AdminDeps, header: string | undefined): void {
-  if (!deps.adminToken) throw new HttpError(404, 'The admin API is off: set adminToken');
+  if (!deps.adminToken) throw new HttpError(404, 'ADMIN_API_OFF', 'The admin API is off: set adminToken');
   const given = /^Bearer (.+)$/.exec(header ?? '')?.[1] ?? '';
   if (!timingSafeEqual(sha256(utf8ToBytes(given)), sha256(utf8ToBytes(deps.adminToken)))) {
-    throw new HttpError(401, 'Admin token required (Authorization: Bearer <adminToken>)');
+    throw new HttpError(
+      401,
+      'ADMIN_TOKEN_REQUIRED',
+      'Admin token required (Authorization: Bearer <adminToken>)',
+    );
   }
 }
 
@@ -40,7 +48,7 @@ function timeParam(url: URL, name: string): number | undefined {
   if (value === null) return undefined;
   const ms = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
   if (!Number.isFinite(ms))
-    throw new HttpError(400, `${name} must be an ISO time or milliseconds since 1970`);
+    throw new HttpError(400, 'INVALID_QUERY', `${name} must be an ISO time or milliseconds since 1970`);
   return ms;
 }
 
@@ -60,12 +68,12 @@ export async function adminApi(
   if (route === 'GET /admin/audit') {
     const event = url.searchParams.get('event') ?? undefined;
     if (event !== undefined && !(AUDIT_EVENTS as readonly string[]).includes(event)) {
-      throw new HttpError(400, `event must be one of ${AUDIT_EVENTS.join(', ')}`);
+      throw new HttpError(400, 'INVALID_QUERY', `event must be one of ${AUDIT_EVENTS.join(', ')}`);
     }
     const after = url.searchParams.get('after');
     const limit = Number(url.searchParams.get('limit') ?? 100);
     if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_ROWS) {
-      throw new HttpError(400, `limit must be 1 to ${MAX_ROWS}`);
+      throw new HttpError(400, 'INVALID_QUERY', `limit must be 1 to ${MAX_ROWS}`);
     }
     const rows = await deps.audit.read({
       userId: url.searchParams.get('user') ?? undefined,
@@ -104,19 +112,19 @@ export async function adminApi(
     ];
   }
   if (route === 'POST /admin/unlock') {
-    const body = await readBody();
+    const body = parseBody(UNLOCK_BODY, await readBody());
     const subjects: string[] = [];
-    if (typeof body.user === 'string' && body.user) subjects.push(userSubject(body.user));
-    if (typeof body.address === 'string' && body.address) subjects.push(addressSubject(body.address));
+    if (body.user) subjects.push(userSubject(body.user));
+    if (body.address) subjects.push(addressSubject(body.address));
     if (subjects.length === 0)
-      throw new HttpError(400, 'Give user (a user id from the audit log) or address');
+      throw new InvalidBodyError('user', 'Give user (a user id from the audit log) or address');
     let unlocked = 0;
     for (const subject of subjects) {
       if (await deps.store.clearAttempts(subject)) {
         unlocked++;
-        await deps.audit.record('attempts.unlocked', typeof body.user === 'string' ? body.user : undefined, {
+        await deps.audit.record('attempts.unlocked', body.user, {
           subject: subject.split(':')[0],
-          address: typeof body.address === 'string' ? body.address : undefined,
+          address: body.address,
           by: 'operator',
         });
       }
@@ -125,13 +133,11 @@ export async function adminApi(
   }
   if (route === 'GET /admin/sessions') {
     const user = url.searchParams.get('user');
-    if (!user) throw new HttpError(400, 'Give user (a user id from the audit log)');
+    if (!user) throw new HttpError(400, 'INVALID_QUERY', 'Give user (a user id from the audit log)');
     return [200, { sessions: (await deps.chains.listOfUser(user, deps.now())).map(sessionInfo) }];
   }
   if (route === 'POST /admin/sessions/revoke') {
-    const body = await readBody();
-    if (typeof body.user !== 'string' || !body.user)
-      throw new HttpError(400, 'Give user (a user id from the audit log)');
+    const body = parseBody(REVOKE_BODY, await readBody());
     const now = deps.now();
     let ended = 0;
     for (const chain of await deps.chains.listOfUser(body.user, now)) {
@@ -146,5 +152,5 @@ export async function adminApi(
     }
     return [200, { ended }];
   }
-  throw new HttpError(404, 'Not found');
+  throw new HttpError(404, 'NOT_FOUND', 'Not found');
 }

@@ -4,6 +4,7 @@
 // wait increment, maximum wait, quick-failure check, failure reset time) with one change: past the
 // failure factor each further failure doubles the wait (Keycloak adds one increment per
 // `failureFactor` failures), so a script reaches the maximum wait after five more guesses.
+import { BaseError } from './base-error.ts';
 import type { AuthStore } from './store.ts';
 
 export interface AttemptLimits {
@@ -37,14 +38,16 @@ export interface AttemptSubjects {
 }
 
 /** An attempt refused because the user or the address must wait (a right guess too). */
-export class TooManyAttemptsError extends Error {
-  override name = 'TooManyAttemptsError';
+export class TooManyAttemptsError extends BaseError {
+  override readonly name: string = 'TooManyAttemptsError';
   constructor(
     readonly notBefore: number,
     readonly retryAfterSeconds: number,
   ) {
     super(
+      'TOO_MANY_ATTEMPTS',
       `Too many failed attempts: try again after ${new Date(notBefore).toISOString()} (in ${retryAfterSeconds} s)`,
+      { status: 429, details: { retryAfter: retryAfterSeconds } },
     );
   }
 }
@@ -94,7 +97,12 @@ export function waitSql(limits: AttemptLimits, failures: string, quick: string):
 
 /** The answer of `AttemptLimiter.begin`: go ahead (the attempt is counted), or wait. */
 export type AttemptGate =
-  | { allowed: true; notBefore: number }
+  | {
+      allowed: true;
+      notBefore: number;
+      /** What this attempt, if wrong, makes wait: `user`, `address` or both (`user, address`). */
+      locks: string;
+    }
   | { allowed: false; error: TooManyAttemptsError };
 
 export class AttemptLimiter {
@@ -119,10 +127,19 @@ export class AttemptLimiter {
     // The quick-failure check is per user: many users behind one address fail close together.
     const user = await this.store.beginAttempt(userSubject(userId), now, rule(true));
     const addr = await this.store.beginAttempt(addressSubject(address), now, rule(false));
-    if (user.counted && addr.counted)
-      return { allowed: true, notBefore: Math.max(user.notBefore, addr.notBefore) };
-    if (user.counted) await this.store.uncountAttempt(userSubject(userId));
-    if (addr.counted) await this.store.uncountAttempt(addressSubject(address));
+    if (user.counted && addr.counted) {
+      const locks = [user.notBefore > now && 'user', addr.notBefore > now && 'address'].filter(Boolean);
+      // The store keeps 0 for "no wait"; the gate says `now`.
+      return {
+        allowed: true,
+        notBefore: Math.max(now, user.notBefore, addr.notBefore),
+        locks: locks.join(', '),
+      };
+    }
+    // Refused before its factor was checked, the attempt never happened: neither its count nor a
+    // wait it started stays (an address must not wait for a guess the user's wait refused).
+    if (user.counted) await this.store.uncountAttempt(userSubject(userId), user.notBefore);
+    if (addr.counted) await this.store.uncountAttempt(addressSubject(address), addr.notBefore);
     const notBefore = Math.max(user.counted ? 0 : user.notBefore, addr.counted ? 0 : addr.notBefore);
     return {
       allowed: false,

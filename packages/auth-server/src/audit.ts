@@ -19,6 +19,11 @@ export const AUDIT_EVENTS = [
   'mfa.device.revoked',
   'session.revoked',
   'session.reused',
+  'passkey.registered',
+  'passkey.login',
+  'passkey.removed',
+  'account.opened',
+  'key.exported',
 ] as const;
 export type AuditEvent = (typeof AUDIT_EVENTS)[number];
 
@@ -39,6 +44,10 @@ export interface AuditDetail {
   subject?: string;
   /** Who unlocked or ended (`operator`, `user`). */
   by?: string;
+  /** A passkey's credential id (base64url; public, names the passkey, never its key). */
+  credential?: string;
+  /** A passkey registration: `link` (to the signed-in account) or `new` (a fresh account). */
+  mode?: string;
 }
 
 const DETAIL_FIELDS: ReadonlyArray<keyof AuditDetail> = [
@@ -53,6 +62,8 @@ const DETAIL_FIELDS: ReadonlyArray<keyof AuditDetail> = [
   'until',
   'subject',
   'by',
+  'credential',
+  'mode',
 ];
 
 /** The entry's hash: the previous hash and the entry's own fields, as canonical JSON. */

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
-import { HttpError } from './http.ts';
+import { fields, optional, parseBody, rule } from './body.ts';
 import type { JwtVerifierConfig } from './verifiers/jwt.ts';
 
 /** The verifier's default name: `loginProvider: 'jwt'` reaches it with no `loginConfig`. */
@@ -67,26 +67,33 @@ export function devJwtVerifier(key: JWK): JwtVerifierConfig {
   };
 }
 
-/** Checks what `POST /dev/token` (or `portico dev-token`) was given; throws a 400 with the reason. */
-export function devTokenClaims(body: Record<string, unknown>): DevTokenClaims {
-  const text = (field: string, max: number): string | undefined => {
-    const value = body[field];
-    if (value === undefined) return undefined;
-    const controls = typeof value === 'string' && [...value].some((c) => c.charCodeAt(0) < 0x20);
-    if (typeof value !== 'string' || value.trim() === '' || value.length > max || controls) {
-      throw new HttpError(
-        400,
-        `${field} must be a non-empty string of at most ${max} characters, without control characters`,
-      );
-    }
-    return value;
-  };
-  const sub = text('sub', 256);
-  if (sub === undefined) throw new HttpError(400, 'sub (the user id) is required');
-  const email = text('email', 254);
-  if (email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(email))
-    throw new HttpError(400, 'email is not an email address');
-  return { sub, email, name: text('name', 256) };
+/** A claim as text: not blank, at most `max` characters, no control characters. */
+function claimText(max: number): (value: unknown) => true | string {
+  return (value) =>
+    (typeof value === 'string' &&
+      value.trim() !== '' &&
+      value.length <= max &&
+      ![...value].some((c) => c.charCodeAt(0) < 0x20)) ||
+    `must be a non-empty string of at most ${max} characters, without control characters`;
+}
+
+/** What `POST /dev/token` (or `portico dev-token`) takes. */
+const DEV_TOKEN_BODY = fields({
+  sub: rule<string>((value) => (value === undefined ? '(the user id) is required' : claimText(256)(value))),
+  email: optional(
+    rule<string>((value) => {
+      const text = claimText(254)(value);
+      if (text !== true) return text;
+      return /^[^\s@]+@[^\s@]+$/.test(String(value)) || 'is not an email address';
+    }),
+  ),
+  name: optional(rule<string>(claimText(256))),
+});
+
+/** Checks what `POST /dev/token` (or `portico dev-token`) was given; throws a 400 naming the field. */
+export function devTokenClaims(body: unknown): DevTokenClaims {
+  const { sub, email, name } = parseBody(DEV_TOKEN_BODY, body);
+  return { sub, email, name };
 }
 
 /** A token the development verifier accepts once, within `DEV_TOKEN_SECONDS`. */

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gcm } from '@noble/ciphers/aes.js';
 import { hkdf } from '@noble/hashes/hkdf.js';
+import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, hexToBytes, randomBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 
@@ -12,9 +13,16 @@ import { bytesToHex, hexToBytes, randomBytes, utf8ToBytes } from '@noble/hashes/
  */
 export class Envelope {
   private readonly kek: Uint8Array;
+  private readonly macKey: Uint8Array;
   constructor(masterKey: Uint8Array) {
     if (masterKey.length < 32) throw new Error('the auth master key must be at least 32 bytes');
     this.kek = hkdf(sha256, masterKey, utf8ToBytes('portico-auth'), utf8ToBytes('kek-v1'), 32);
+    this.macKey = hkdf(sha256, masterKey, utf8ToBytes('portico-auth'), utf8ToBytes('mac-v1'), 32);
+  }
+
+  /** HMAC-SHA256 of `message` under a key derived from the master key: a name nobody else can compute. */
+  mac(message: string): Uint8Array {
+    return hmac(sha256, this.macKey, utf8ToBytes(message));
   }
 
   seal(id: string, plaintext: Uint8Array): string {

@@ -6,6 +6,7 @@ export {
   signWebhook,
   verifyWebhookSignature,
 } from './audit-webhooks.ts';
+export { BaseError } from './base-error.ts';
 export {
   DEV_JWT_ISSUER,
   DEV_JWT_VERIFIER,
@@ -18,6 +19,7 @@ export {
   signDevToken,
 } from './dev-jwt.ts';
 export { Envelope, resolveMasterKey } from './envelope.ts';
+export { ERROR_CODES, type ErrorCode } from './error-codes.ts';
 export {
   DEFAULT_LEGACY_NETWORK,
   type DerivedKeys,
@@ -32,11 +34,12 @@ export {
   type AggregateVerifierConfig,
   type AuthServer,
   type DevVerifierConfig,
+  type PasskeyVerifierConfig,
   type StartAuthServerOptions,
   startAuthServer,
   type VerifierConfig,
 } from './server.ts';
-export { type AuditRow, type AuthStore, PostgresStore, SqliteStore } from './store.ts';
+export { type AuditRow, type AuthStore, type PasskeyRow, PostgresStore, SqliteStore } from './store.ts';
 export { DEFAULT_MAX_LEEWAY, type VerifierIdRules } from './verifiers/app-options.ts';
 export { JwtVerifier, type JwtVerifierConfig } from './verifiers/jwt.ts';
 export { OidcVerifier, type OidcVerifierConfig } from './verifiers/oidc.ts';

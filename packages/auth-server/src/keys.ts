@@ -1,14 +1,13 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
+import type { Curve, Network } from '@portico/auth';
 import {
-  type Curve,
   ed25519PublicKey,
   getAppScopedKey,
   getEd25519PrivKey,
-  type Network,
   randomPrivKey,
   secp256k1PublicKey,
-} from '@portico/auth';
+} from '@portico/auth/protocol';
 import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
 import type { Envelope } from './envelope.ts';
 import type { AuthStore } from './store.ts';

@@ -5,6 +5,7 @@ import { HttpError } from './http.ts';
 import { type Answer, type ClientInfo, type LoginDeps, loginContext, type Route } from './login/context.ts';
 import { callbackRedirect, loginRoutes } from './login/login-routes.ts';
 import { mfaRoutes } from './login/mfa-routes.ts';
+import { passkeyRoutes } from './login/passkey-routes.ts';
 
 export type { ClientInfo, LoginDeps, PendingMfa, RecoverMfa } from './login/context.ts';
 
@@ -17,12 +18,14 @@ export const LOGIN_CORS_PATHS = [
   '/api/mfa/skip',
   '/api/mfa/social',
   '/api/mfa/factor',
+  '/api/mfa/confirm',
   '/api/mfa/device',
   '/api/mfa/revoke',
+  '/api/passkey/link',
 ];
 
 /** Every login and MFA route by path (a Map: a path is looked up, never inherited). */
-const ROUTES = new Map<string, Route>(Object.entries({ ...loginRoutes, ...mfaRoutes }));
+const ROUTES = new Map<string, Route>(Object.entries({ ...loginRoutes, ...mfaRoutes, ...passkeyRoutes }));
 
 export function createLogin(deps: LoginDeps) {
   const ctx = loginContext(deps);
@@ -30,7 +33,7 @@ export function createLogin(deps: LoginDeps) {
     /** The login page's and the library's `/api/login/*`, `/api/dev-login` and `/api/mfa/*` calls. */
     async api(path: string, body: Record<string, unknown>, client: ClientInfo): Promise<Answer> {
       const route = ROUTES.get(path);
-      if (!route) throw new HttpError(404, 'Not found');
+      if (!route) throw new HttpError(404, 'NOT_FOUND', 'Not found');
       return route(ctx, body, path, client);
     },
     callbackRedirect: (url: URL): Promise<string> => callbackRedirect(ctx, url),

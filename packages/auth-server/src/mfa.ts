@@ -2,21 +2,28 @@
 // moment the service still holds the whole coreKitKey: it splits it, hands the factors out and
 // deletes the key), the device registry (wrapping keys, revocation) and the social-backup release.
 import { bytesToHex, randomBytes, utf8ToBytes } from '@noble/hashes/utils.js';
+import type { MfaFactor, MfaSessionData } from '@portico/auth';
 import {
   ed25519PublicKey,
   getAppScopedKey,
   getEd25519PrivKey,
   type KeyShare,
-  type MfaFactor,
-  type MfaSessionData,
   ownValue,
   secp256k1PublicKey,
   shareToMnemonic,
   splitKey,
-} from '@portico/auth';
+} from '@portico/auth/protocol';
 import type { AuthenticatorSecret } from './authenticator.ts';
 import type { Envelope } from './envelope.ts';
 import type { AuthStore } from './store.ts';
+
+/** A passkey as the MFA record keeps it (the COSE public key base64url). */
+export interface PasskeyCredential {
+  credentialId: string;
+  publicKey: string;
+  counter: number;
+  transports: string[];
+}
 
 export interface MfaDevice {
   index: number;
@@ -54,6 +61,8 @@ export interface MfaRecord {
   social?: { verifier: string; id: string; share: KeyShare };
   /** The authenticator app's secret and the share a right code releases. */
   authenticator?: AuthenticatorSecret & { share: KeyShare };
+  /** The passkey factor's credential and the share a passkey answer releases. */
+  passkey?: PasskeyCredential & { share: KeyShare };
   devices: Record<string, MfaDevice>;
   /** Every x-coordinate ever handed out (new device shares never reuse one). */
   usedIndices: number[];
@@ -66,6 +75,8 @@ export interface SetupInput {
   social?: { verifier: string; id: string };
   /** The authenticator secret the user confirmed with a code at setup, and that code's time step. */
   authenticator?: AuthenticatorSecret;
+  /** The passkey made on the setup screen, verified. */
+  passkey?: PasskeyCredential;
   /** Custom (JWT) verifiers get a dappShare. */
   dappShare: boolean;
   clientId: string;
@@ -87,13 +98,40 @@ export class MfaStore {
   async load(userId: string): Promise<MfaRecord | undefined> {
     const name = `mfa:${userId}`;
     const sealed = await this.store.getValue(name);
-    if (!sealed) return undefined;
-    return JSON.parse(new TextDecoder().decode(this.envelope.open(name, sealed))) as MfaRecord;
+    return sealed ? this.open(name, sealed) : undefined;
   }
 
   async save(userId: string, record: MfaRecord): Promise<void> {
     const name = `mfa:${userId}`;
-    await this.store.setValue(name, this.envelope.seal(name, utf8ToBytes(JSON.stringify(record))));
+    await this.store.setValue(name, this.sealRecord(name, record));
+  }
+
+  /**
+   * A passkey factor's answer counted `next` (its signature counter): recorded when it moves past
+   * the recorded counter, compare-and-set on the sealed record so that two checks with one counter
+   * cannot both pass. False when it does not move on (a cloned authenticator, or a check that came
+   * first); 0 after 0 passes (an authenticator that does not count). Another change of the record
+   * in between (a device added) is read again.
+   */
+  async advancePasskeyCounter(userId: string, next: number): Promise<boolean> {
+    const name = `mfa:${userId}`;
+    for (;;) {
+      const sealed = await this.store.getValue(name);
+      const record = sealed ? this.open(name, sealed) : undefined;
+      if (!sealed || !record?.passkey) return false;
+      if (next === 0 && record.passkey.counter === 0) return true;
+      if (next <= record.passkey.counter) return false;
+      record.passkey.counter = next;
+      if (await this.store.replaceValue(name, sealed, this.sealRecord(name, record))) return true;
+    }
+  }
+
+  private open(name: string, sealed: string): MfaRecord {
+    return JSON.parse(new TextDecoder().decode(this.envelope.open(name, sealed))) as MfaRecord;
+  }
+
+  private sealRecord(name: string, record: MfaRecord): string {
+    return this.envelope.seal(name, utf8ToBytes(JSON.stringify(record)));
   }
 
   /** Counts a login of a user without MFA; returns the count including this one. */

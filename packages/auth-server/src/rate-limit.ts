@@ -18,8 +18,12 @@ const WINDOW_MS = 60_000;
 const SWEEP_AT = 10_000;
 
 export class RateLimitedError extends HttpError {
+  override readonly name: string = 'RateLimitedError';
+
   constructor(readonly retryAfterSeconds: number) {
-    super(429, `Too many requests from this address: try again in ${retryAfterSeconds} s`);
+    super(429, 'RATE_LIMITED', `Too many requests from this address: try again in ${retryAfterSeconds} s`, {
+      details: { retryAfter: retryAfterSeconds },
+    });
   }
 }
 

@@ -2,124 +2,42 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { type KeyExportPolicy, NETWORKS, type Network } from '@portico/auth';
+import { type KeyExportPolicy, NETWORKS } from '@portico/auth';
+import { ACCOUNT_PATHS, ACCOUNT_TICKET_PATH, accountApi } from './account-api.ts';
 import { ADMIN_PREFIX, adminApi, checkAdminToken } from './admin.ts';
-import { AttemptLimiter, type AttemptLimits, checkAttemptLimits } from './attempts.ts';
+import { AttemptLimiter, checkAttemptLimits } from './attempts.ts';
 import { AuditLog } from './audit.ts';
-import { type AuditWebhook, AuditWebhooks, checkAuditWebhooks } from './audit-webhooks.ts';
+import { AuditWebhooks, checkAuditWebhooks } from './audit-webhooks.ts';
+import { BaseError } from './base-error.ts';
 import {
   DEV_JWT_VERIFIER,
   DEV_TOKEN_SECONDS,
-  type DevJwtOptions,
   devJwtVerifier,
   devTokenClaims,
   signDevToken,
 } from './dev-jwt.ts';
 import { Envelope, resolveMasterKey } from './envelope.ts';
-import { CSP, errorPage, HttpError, readJson, redirect, sendJson } from './http.ts';
+import { CSP, errorPage, HttpError, readJson, redirect, sendErrorAnswer, sendJson } from './http.ts';
 import { DEFAULT_LEGACY_NETWORK, KeyService, TokenSigner } from './keys.ts';
+import { checkPasskeyConfig } from './login/passkey-routes.ts';
 import { createLogin, LOGIN_CORS_PATHS } from './login.ts';
-import type { LoginEvent } from './login-event.ts';
-import { checkRateLimits, RateLimitedError, RateLimiter, type RateLimits } from './rate-limit.ts';
+import { MfaStore } from './mfa.ts';
+import { checkRateLimits, RateLimiter } from './rate-limit.ts';
 import { checkRedirectEntries } from './redirects.ts';
+import type { AuthServer, StartAuthServerOptions } from './server-options.ts';
 import { SESSION_PATHS, sessionApi } from './session-api.ts';
-import { SessionChains, SessionError } from './sessions.ts';
+import { SessionChains } from './sessions.ts';
 import { type AuthStore, PostgresStore, SqliteStore } from './store.ts';
-import type { VerifierConfig } from './verifiers/config.ts';
 import { JwtVerifier } from './verifiers/jwt.ts';
 import { OidcVerifier } from './verifiers/oidc.ts';
 
-export type { AggregateVerifierConfig, DevVerifierConfig, VerifierConfig } from './verifiers/config.ts';
-
-export interface StartAuthServerOptions {
-  /** Port to listen on (default 0: any free port). */
-  port?: number;
-  host?: string;
-  /** SQLite file, development master key (default `.portico/auth`). */
-  dataDir?: string;
-  /** PostgreSQL connection string; when set, the store lives there instead of SQLite. */
-  databaseUrl?: string;
-  /** 64 hex characters or a 32+ character passphrase; else PORTICO_AUTH_MASTER_KEY; else a dev key file. */
-  masterKey?: string;
-  /** `iss` of the idTokens (default: the service's own base URL). */
-  issuerUrl?: string;
-  /** Public base URL when behind a proxy (default `http://<host>:<port>`). */
-  publicUrl?: string;
-  /** Verifiers by name. With none, the development login is on for every provider. */
-  verifiers?: Record<string, VerifierConfig>;
-  /** Offer the development login for providers without a configured verifier (default: no verifiers given). */
-  devLogin?: boolean;
-  /** When set, login results go only to redirect URLs on these origins (clients without `allowedRedirects`). */
-  allowedRedirectOrigins?: string[];
-  /**
-   * Per clientId, the redirect URLs its login results may go to: web URLs or origins, loopback
-   * addresses (`http://127.0.0.1/cb` matches any port) and native apps' custom schemes
-   * (`com.example.app://auth`, which are refused unless listed here).
-   */
-  allowedRedirects?: Record<string, string[]>;
-  onLog?: (line: string) => void;
-  /**
-   * Longest sign-in in seconds, renewals included (the absolute cap). A session lasts the app's
-   * `sessionTime` (at most this much; longer requests are cut and the library warns the app) and
-   * each renewal while the app is used grants another `sessionTime`, never past `maxSessionTime`
-   * from the login. Unset: no cap (the spec sets none), so a session used often enough lives on.
-   */
-  maxSessionTime?: number;
-  /**
-   * The network whose users keep the keys made before keys were separated by network (default
-   * `sapphire_mainnet`, v7's production network). Every other network gets unrelated keys.
-   */
-  legacyNetwork?: Network;
-  /** Clock for session and login-request expiry, in ms (tests move it forward). Default `Date.now`. */
-  clock?: () => number;
-  /**
-   * Told of every completed login (who, which app, the addresses of its keys; never keys or
-   * tokens). Awaited before the result goes back to the app; a failure is logged, the login stands.
-   */
-  onLogin?: (event: LoginEvent) => Promise<void> | void;
-  /**
-   * **Development only** (`portico dev`): a custom-JWT verifier (default name `jwt`) trusting
-   * `key`, and `POST /dev/token {sub, email?, name?}`, which signs a token for any user id.
-   * Anyone who can reach the service can then log in as anyone. Never in production.
-   */
-  devJwt?: DevJwtOptions;
-  /**
-   * Limits on typed second factors (password, backup phrase, social-backup login), per user and
-   * per client address, counted in the store. Defaults follow Keycloak's brute-force detection:
-   * see `DEFAULT_ATTEMPT_LIMITS`.
-   */
-  attemptLimits?: Partial<AttemptLimits>;
-  /** Turns the admin API on (`/admin/*`, `Authorization: Bearer <adminToken>`); 32+ characters. */
-  adminToken?: string;
-  /**
-   * Behind a reverse proxy: take the client address from the last `X-Forwarded-For` entry (the one
-   * the proxy added). Off by default: the socket's address.
-   */
-  trustProxy?: boolean;
-  /**
-   * Per-address requests per minute (per instance): `tokensPerMinute` (default 300) to each of
-   * `/dev/token`, `/api/session` (parking a login), `/api/login/jwt`, `/api/dev-login`;
-   * `readsPerMinute` (default 1200) to `/api/session/get`.
-   */
-  rateLimits?: Partial<RateLimits>;
-  /** Every audit entry is also POSTed to these URLs, signed with HMAC-SHA256 (see audit-webhooks.ts). */
-  auditWebhooks?: AuditWebhook[];
-  /**
-   * Who may read a user's key, per clientId (beyond the seed): `app` (the default, as v7: the
-   * session carries the keys and `getPrivKey()` returns them), `user` (the app never receives key
-   * material: identity and the idToken's public keys only) or `off` (the same, and no export is
-   * ever offered). A clientId not listed is `app`.
-   */
-  exportPolicy?: Record<string, KeyExportPolicy>;
-}
-
-export interface AuthServer {
-  /** The login page base: the library's `sdkUrl`. */
-  sdkUrl: string;
-  /** The idToken signing keys. */
-  jwksUrl: string;
-  close(): Promise<void>;
-}
+export type { AuthServer, StartAuthServerOptions } from './server-options.ts';
+export type {
+  AggregateVerifierConfig,
+  DevVerifierConfig,
+  PasskeyVerifierConfig,
+  VerifierConfig,
+} from './verifiers/config.ts';
 
 const PAGE_DIR = resolve(new URL('.', import.meta.url).pathname, 'page');
 const PAGE_FILES = new Map<string, { file: string; type: string }>([
@@ -127,17 +45,24 @@ const PAGE_FILES = new Map<string, { file: string; type: string }>([
   ['/static/login.js', { file: 'login.js', type: 'text/javascript; charset=utf-8' }],
   ['/static/mfa.js', { file: 'mfa.js', type: 'text/javascript; charset=utf-8' }],
   ['/static/factors.js', { file: 'factors.js', type: 'text/javascript; charset=utf-8' }],
+  ['/static/passkey.js', { file: 'passkey.js', type: 'text/javascript; charset=utf-8' }],
+  ['/static/webauthn.js', { file: 'webauthn.js', type: 'text/javascript; charset=utf-8' }],
   ['/static/page.js', { file: 'page.js', type: 'text/javascript; charset=utf-8' }],
   ['/static/strings.js', { file: 'strings.js', type: 'text/javascript; charset=utf-8' }],
+  ['/static/strings-latin.js', { file: 'strings-latin.js', type: 'text/javascript; charset=utf-8' }],
+  ['/static/strings-cjk.js', { file: 'strings-cjk.js', type: 'text/javascript; charset=utf-8' }],
   ['/static/done.js', { file: 'done.js', type: 'text/javascript; charset=utf-8' }],
   ['/static/login.css', { file: 'login.css', type: 'text/css; charset=utf-8' }],
   ['/static/logo.svg', { file: 'logo.svg', type: 'image/svg+xml' }],
   ['/done', { file: 'done.html', type: 'text/html; charset=utf-8' }],
+  ['/account', { file: 'account.html', type: 'text/html; charset=utf-8' }],
+  ['/static/account.js', { file: 'account.js', type: 'text/javascript; charset=utf-8' }],
+  ['/static/account-strings.js', { file: 'account-strings.js', type: 'text/javascript; charset=utf-8' }],
 ]);
 /** The development token endpoint (only with `devJwt`). */
 const DEV_TOKEN_PATH = '/dev/token';
 /** Endpoints the client library calls from the app's origin (no cookies: keys and signatures authenticate). */
-const CORS_PATHS = new Set([...SESSION_PATHS, ...LOGIN_CORS_PATHS]);
+const CORS_PATHS = new Set([...SESSION_PATHS, ...LOGIN_CORS_PATHS, ACCOUNT_TICKET_PATH]);
 
 const EXPORT_POLICIES: readonly KeyExportPolicy[] = ['app', 'user', 'off'];
 
@@ -175,7 +100,18 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
   checkAuditWebhooks(options.auditWebhooks);
   const rateLimiter = new RateLimiter(
     checkRateLimits(options.rateLimits),
-    new Set([DEV_TOKEN_PATH, '/api/session', '/api/login/jwt', '/api/dev-login', '/api/login/request']),
+    new Set([
+      DEV_TOKEN_PATH,
+      '/api/session',
+      '/api/login/jwt',
+      '/api/dev-login',
+      '/api/login/request',
+      '/api/login/passkey/options',
+      '/api/login/passkey/verify',
+      '/api/passkey/link',
+      '/api/mfa/passkey',
+      '/api/account/open',
+    ]),
     new Set(['/api/session/get']),
     now,
   );
@@ -205,9 +141,16 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
   for (const [name, config] of verifierConfigs) {
     if (config.type === 'jwt') jwtVerifiers.set(name, new JwtVerifier(name, config, store));
     else if (config.type === 'oidc') oidcVerifiers.set(name, new OidcVerifier(name, config));
+    else if (config.type === 'passkey') checkPasskeyConfig(name, config);
   }
 
   const server = createServer();
+  // Longer than the idle timeout of the clients and proxies in front (undici keeps an idle socket
+  // for the server's hint, load balancers for 60 s): with Node's 5 s, a request sent on a socket
+  // the server was closing at that moment failed with ECONNRESET (seen in a renewal after a login
+  // that took over 5 s on a loaded machine). The gateway does the same.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => ok());
@@ -240,6 +183,7 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
   }, 60_000);
   purgeTimer.unref();
 
+  const exportPolicy = new Map(Object.entries(options.exportPolicy ?? {}));
   const login = createLogin({
     store,
     envelope,
@@ -259,8 +203,11 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
     attempts,
     audit,
     chains,
-    exportPolicy: new Map(Object.entries(options.exportPolicy ?? {})),
+    exportPolicy,
   });
+
+  const mfaStore = new MfaStore(store, envelope);
+  const mfaPublicKey = async (userId: string) => (await mfaStore.load(userId))?.publicKey;
 
   async function api(
     path: string,
@@ -268,7 +215,11 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
     address: string,
   ): Promise<[number, unknown]> {
     if (SESSION_PATHS.includes(path))
-      return sessionApi({ store, envelope, audit, chains }, path, body, now());
+      return sessionApi({ store, envelope, audit, chains, mfaPublicKey }, path, body, now());
+    if (ACCOUNT_PATHS.includes(path)) {
+      const deps = { store, envelope, audit, chains, verifierConfigs, mfaPublicKey, exportPolicy };
+      return accountApi(deps, path, body, now());
+    }
     return login.api(path, body, { address });
   }
 
@@ -326,7 +277,7 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
         }
         if (url.pathname === '/callback') return redirect(res, await login.callbackRedirect(url));
         if (url.pathname === '/health') return sendJson(res, 200, { ok: true });
-        throw new HttpError(404, 'Not found');
+        throw new HttpError(404, 'NOT_FOUND', 'Not found');
       }
       if (devJwt && req.method === 'POST' && url.pathname === DEV_TOKEN_PATH) {
         const claims = devTokenClaims(await readJson(req));
@@ -341,28 +292,21 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
         const [status, body] = await api(url.pathname, await readJson(req), clientAddress(req));
         return sendJson(res, status, body);
       }
-      throw new HttpError(405, 'Method not allowed');
+      throw new HttpError(405, 'METHOD_NOT_ALLOWED', 'Method not allowed');
     };
     run().catch((err: unknown) => {
-      const status = err instanceof HttpError ? err.status : 500;
-      const message = err instanceof HttpError ? err.message : 'Internal error';
-      if (status === 500) log(`auth: ${req.method} ${url.pathname} failed: ${(err as Error).message}`);
+      const known = err instanceof BaseError && err.status !== undefined ? err : undefined;
+      if ((known?.status ?? 500) >= 500)
+        log(`auth: ${req.method} ${url.pathname} failed: ${(err as Error).message}`);
       if (res.headersSent) return res.end();
-      if (err instanceof RateLimitedError) {
-        res.setHeader('retry-after', String(err.retryAfterSeconds));
-        return sendJson(res, 429, {
-          error: message,
-          code: 'RATE_LIMITED',
-          retryAfter: err.retryAfterSeconds,
-        });
-      }
       if (
         url.pathname.startsWith('/api/') ||
         url.pathname.startsWith(ADMIN_PREFIX) ||
-        url.pathname === DEV_TOKEN_PATH
+        url.pathname === DEV_TOKEN_PATH ||
+        known?.status === 429
       ) {
-        sendJson(res, status, { error: message, code: err instanceof SessionError ? err.code : undefined });
-      } else errorPage(res, status, message);
+        sendErrorAnswer(res, err);
+      } else errorPage(res, known?.status ?? 500, known?.message ?? 'Internal error');
     });
   });
 

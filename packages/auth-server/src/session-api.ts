@@ -1,10 +1,21 @@
-import { verifyStoreMessage } from '@portico/auth';
+import { verifyStoreMessage } from '@portico/auth/protocol';
 import type { AuditLog } from './audit.ts';
+import {
+  fields,
+  hexKey,
+  nonEmptyString,
+  optional,
+  parseBody,
+  signedCall,
+  string,
+  wholeNumber,
+} from './body.ts';
 import type { Envelope } from './envelope.ts';
 import type { Grant } from './grant.ts';
 import { HttpError } from './http.ts';
 import { openJson } from './login/sealed.ts';
-import { type SessionChains, sessionInfo } from './sessions.ts';
+import { requireSecondFactor } from './second-factor.ts';
+import { type SessionChains, SessionError, sessionInfo } from './sessions.ts';
 import type { AuthStore } from './store.ts';
 
 export interface SessionApiDeps {
@@ -12,10 +23,9 @@ export interface SessionApiDeps {
   envelope: Envelope;
   audit: AuditLog;
   chains: SessionChains;
+  /** The public key of the user's rebuilt key when MFA is on for the user (it signs second-factor proofs). */
+  mfaPublicKey: (userId: string) => Promise<string | undefined>;
 }
-
-/** An uncompressed secp256k1 public key in hex: the name of a session or parked login request. */
-const HEX_KEY = /^04[0-9a-f]{128}$/;
 
 /** Paths the client library calls from the app's origin. */
 export const SESSION_PATHS = [
@@ -27,40 +37,43 @@ export const SESSION_PATHS = [
   '/api/session/end',
 ];
 
+const BODIES = {
+  put: fields({ key: hexKey, data: string, signature: string, timeout: wholeNumber(1, 600) }),
+  get: fields({ key: hexKey }),
+  invalidate: fields({ key: hexKey, signature: string }),
+  refresh: signedCall(fields({ newKey: hexKey, data: nonEmptyString })),
+  list: signedCall(optional(fields({}))),
+  end: signedCall(fields({ id: string })),
+};
+
 /** What a signed session call signs: the path and the payload's JSON (as the MFA calls). */
-const signedCall = (path: string, payload: unknown) => () => `${path}:${JSON.stringify(payload ?? {})}`;
+const signedMessage = (path: string, payload: unknown) => () => `${path}:${JSON.stringify(payload ?? {})}`;
+
+const notFound = () => new SessionError(404, 'SESSION_NOT_FOUND', 'Session not found or expired');
 
 /**
  * The session store API. Entries are ECIES ciphertexts named by a public key; writes and deletes are
  * signed by the matching private key (the loginId or sessionId, which only the app holds).
  */
 export async function sessionApi(
-  { store, envelope, audit, chains }: SessionApiDeps,
+  { store, envelope, audit, chains, mfaPublicKey }: SessionApiDeps,
   path: string,
-  body: Record<string, unknown>,
+  raw: Record<string, unknown>,
   at: number,
 ): Promise<[number, unknown]> {
   switch (path) {
     case '/api/session': {
-      const { key, data, signature, timeout } = body;
-      if (typeof key !== 'string' || !HEX_KEY.test(key))
-        throw new HttpError(400, 'key must be an uncompressed public key (hex)');
-      if (typeof data !== 'string' || typeof signature !== 'string')
-        throw new HttpError(400, 'data and signature are required');
-      if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout < 1 || timeout > 600) {
-        throw new HttpError(400, 'timeout must be 1 to 600 seconds');
-      }
-      if (!verifyStoreMessage(key, data, signature)) throw new HttpError(401, 'Bad signature');
+      const { key, data, signature, timeout } = parseBody(BODIES.put, raw);
+      if (!verifyStoreMessage(key, data, signature))
+        throw new HttpError(401, 'BAD_SIGNATURE', 'Bad signature');
       if (!(await store.putSession(key, data, at + timeout * 1000)))
-        throw new HttpError(409, 'Key already in use');
+        throw new HttpError(409, 'KEY_IN_USE', 'Key already in use');
       return [201, { ok: true }];
     }
     case '/api/session/get': {
-      const key = body.key;
-      if (typeof key !== 'string' || !HEX_KEY.test(key))
-        throw new HttpError(400, 'key must be an uncompressed public key (hex)');
+      const { key } = parseBody(BODIES.get, raw);
       const entry = await store.getSessionEntry(key, at);
-      if (!entry) return [404, { error: 'Session not found or expired' }];
+      if (!entry) throw notFound();
       // Seconds left by the service's clock: the library sets its own deadline from it, so clocks
       // that disagree do not shorten or stretch the session. A renewable session (a sign-in's) also
       // says its idle window, which the library renews at half of.
@@ -78,11 +91,9 @@ export async function sessionApi(
       ];
     }
     case '/api/session/invalidate': {
-      const { key, signature } = body;
-      if (typeof key !== 'string' || !HEX_KEY.test(key) || typeof signature !== 'string') {
-        throw new HttpError(400, 'key and signature are required');
-      }
-      if (!verifyStoreMessage(key, `invalidate:${key}`, signature)) throw new HttpError(401, 'Bad signature');
+      const { key, signature } = parseBody(BODIES.invalidate, raw);
+      if (!verifyStoreMessage(key, `invalidate:${key}`, signature))
+        throw new HttpError(401, 'BAD_SIGNATURE', 'Bad signature');
       const found = await store.chainOfKey(key);
       const deleted = await store.deleteSession(key);
       // Logout ends every right of the session: its MFA grant goes with it.
@@ -90,42 +101,46 @@ export async function sessionApi(
       const sealedGrant = await store.getSession(grantName, at);
       await store.deleteSession(grantName);
       if (found && !found.rotated) await chains.end(found.chain, at);
-      if (deleted) {
-        const userId =
-          found?.chain.userId ??
-          (sealedGrant ? openJson<Grant>(envelope, grantName, sealedGrant).userId : undefined);
-        await audit.record('session.revoked', userId, {
-          outcome: 'success',
-          clientId: found?.chain.clientId,
-          by: 'user',
-        });
-      }
-      return deleted ? [200, { ok: true }] : [404, { error: 'Session not found or expired' }];
+      if (!deleted) throw notFound();
+      const userId =
+        found?.chain.userId ??
+        (sealedGrant ? openJson<Grant>(envelope, grantName, sealedGrant).userId : undefined);
+      await audit.record('session.revoked', userId, {
+        outcome: 'success',
+        clientId: found?.chain.clientId,
+        by: 'user',
+      });
+      return [200, { ok: true }];
     }
     case '/api/session/refresh': {
-      const { key, payload, signature } = body;
-      const chain = await chains.caller(key, signedCall(path, payload), signature, at);
-      const { newKey, data } = (payload ?? {}) as Record<string, unknown>;
-      const { expiresAt, token } = await chains.renew(chain, newKey, data, at);
+      const { key, payload, signature } = parseBody(BODIES.refresh, raw);
+      const chain = await chains.caller(key, signedMessage(path, payload), signature, at);
+      const { expiresAt, token } = await chains.renew(chain, payload.newKey, payload.data, at);
       return [
         200,
         { expiresIn: Math.round((expiresAt - at) / 1000), idleTime: Math.round(chain.idleMs / 1000), token },
       ];
     }
     case '/api/session/list': {
-      const { key, payload, signature } = body;
-      const chain = await chains.caller(key, signedCall(path, payload), signature, at);
+      const { key, payload, signature } = parseBody(BODIES.list, raw);
+      const chain = await chains.caller(key, signedMessage(path, payload), signature, at);
       const live = await chains.list(chain, at);
       return [200, { sessions: live.map((c) => ({ ...sessionInfo(c), current: c.id === chain.id })) }];
     }
     case '/api/session/end': {
-      const { key, payload, signature } = body;
-      const chain = await chains.caller(key, signedCall(path, payload), signature, at);
-      const id = (payload as Record<string, unknown> | undefined)?.id;
-      if (typeof id !== 'string')
-        throw new HttpError(400, 'payload.id is required (a session id from the list)');
-      const target = (await chains.list(chain, at)).find((c) => c.id === id);
-      if (!target || !(await chains.end(target, at))) return [404, { error: 'Session not found or expired' }];
+      const { key, payload, signature, proof } = parseBody(BODIES.end, raw);
+      const chain = await chains.caller(key, signedMessage(path, payload), signature, at);
+      // Signing the user out elsewhere is a right of the whole sign-in: for an MFA user, a session
+      // that passed only the first factor may not.
+      await requireSecondFactor(
+        { store, mfaPublicKey },
+        chain,
+        { path, key, payloadJson: JSON.stringify(payload), proof },
+        at,
+      );
+      const target = (await chains.list(chain, at)).find((c) => c.id === payload.id);
+      if (!target || !(await chains.end(target, at)))
+        throw new HttpError(404, 'LISTED_SESSION_NOT_FOUND', 'No such session, or it has ended already');
       await audit.record('session.revoked', chain.userId, {
         outcome: 'success',
         clientId: target.clientId,
@@ -134,6 +149,6 @@ export async function sessionApi(
       return [200, { ok: true }];
     }
     default:
-      throw new HttpError(404, 'Not found');
+      throw new HttpError(404, 'NOT_FOUND', 'Not found');
   }
 }

@@ -4,29 +4,33 @@
 // rotated away (past a short grace for two tabs renewing at once) means it was copied: the whole
 // chain ends and the audit trail says so (refresh-token reuse detection, RFC 9700 §4.14.2).
 import { bytesToHex, randomBytes } from '@noble/hashes/utils.js';
-import { encryptJsonTo, type SessionInfo as LibrarySessionInfo, verifyStoreMessage } from '@portico/auth';
+import type { SessionInfo as LibrarySessionInfo } from '@portico/auth';
+import { encryptJsonTo, verifyStoreMessage } from '@portico/auth/protocol';
 import type { AuditLog } from './audit.ts';
 import type { Envelope } from './envelope.ts';
 import type { Grant } from './grant.ts';
 import { HttpError } from './http.ts';
 import type { TokenSigner } from './keys.ts';
 import { openJson, sealJson } from './login/sealed.ts';
+import { markName } from './second-factor.ts';
 import type { AuthStore, ChainRow, LiveChain } from './store.ts';
 
 /** A rotated key presented again within this long is a second tab renewing at once, not a copy. */
 export const REUSE_GRACE_MS = 30_000;
 /** `endsAt` of a chain with no operator cap. */
 const NO_CAP = Number.MAX_SAFE_INTEGER;
-const HEX_KEY = /^04[0-9a-f]{128}$/;
 
-/** An error answer with a stable `code` for the library. */
+/** A refused session call with the code the library acts on (the session is gone, renewed, or copied). */
 export class SessionError extends HttpError {
+  override readonly name: string = 'SessionError';
+  declare readonly code: 'SESSION_NOT_FOUND' | 'SESSION_ROTATED' | 'SESSION_REUSED';
+
   constructor(
     status: number,
-    readonly code: 'SESSION_NOT_FOUND' | 'SESSION_ROTATED' | 'SESSION_REUSED',
+    code: 'SESSION_NOT_FOUND' | 'SESSION_ROTATED' | 'SESSION_REUSED',
     message: string,
   ) {
-    super(status, message);
+    super(status, code, message);
   }
 }
 
@@ -110,15 +114,13 @@ export class SessionChains {
    * after it the chain ends (`SESSION_REUSED`, audited).
    */
   async caller(
-    key: unknown,
+    key: string,
     message: (key: string) => string,
-    signature: unknown,
+    signature: string,
     now: number,
   ): Promise<ChainRow> {
-    if (typeof key !== 'string' || !HEX_KEY.test(key) || typeof signature !== 'string') {
-      throw new HttpError(400, 'key and signature are required');
-    }
-    if (!verifyStoreMessage(key, message(key), signature)) throw new HttpError(401, 'Bad signature');
+    if (!verifyStoreMessage(key, message(key), signature))
+      throw new HttpError(401, 'BAD_SIGNATURE', 'Bad signature');
     const found = await this.deps.store.chainOfKey(key);
     if (!found || found.chain.revokedAt !== undefined) {
       throw new SessionError(404, 'SESSION_NOT_FOUND', 'Session not found or expired');
@@ -152,13 +154,10 @@ export class SessionChains {
    */
   async renew(
     chain: ChainRow,
-    newKey: unknown,
-    data: unknown,
+    newKey: string,
+    data: string,
     now: number,
   ): Promise<{ expiresAt: number; token: string }> {
-    if (typeof newKey !== 'string' || !HEX_KEY.test(newKey))
-      throw new HttpError(400, 'newKey must be an uncompressed public key (hex)');
-    if (typeof data !== 'string' || data.length === 0) throw new HttpError(400, 'data is required');
     const expiresAt = Math.min(now + chain.idleMs, chain.endsAt);
     const { store, envelope } = this.deps;
     const oldKey = chain.currentKey;
@@ -195,11 +194,12 @@ export class SessionChains {
     return this.deps.store.listChains(userId, now);
   }
 
-  /** Ends a chain and its MFA grant; false when it had ended already. */
+  /** Ends a chain, its MFA grant and its second-factor mark; false when it had ended already. */
   async end(chain: ChainRow, now: number): Promise<boolean> {
     const key = await this.deps.store.revokeChain(chain.id, now);
     if (key === undefined) return false;
     await this.deps.store.deleteSession(`mfa-grant:${key}`);
+    await this.deps.store.deleteSession(markName(chain.id));
     return true;
   }
 }

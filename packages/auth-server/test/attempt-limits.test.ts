@@ -1,23 +1,22 @@
-// Attempt limits on typed second factors, on two service instances sharing PostgreSQL: failures
-// count together, per user and per client address (X-Forwarded-For through `trustProxy`), the wait
-// doubles up to the lockout, a right guess during a wait is refused, and the wait ends by time or
-// by the operator (admin API). Time is the services' shared clock, moved by the test.
+// Attempt limits on typed second factors (password, backup phrase, social-backup login), on two
+// service instances sharing PostgreSQL: failures count together, per user and per client address
+// (X-Forwarded-For through `trustProxy`), the wait doubles up to the lockout, a right guess during
+// a wait is refused, and the wait ends by time or by the operator (admin API). Time is the
+// services' shared clock, moved by the test.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
   Auth,
   type AuthInitParams,
-  decryptJson,
   MemoryStorage,
   type MfaSettings,
   type SessionPayload,
-  signStoreMessage,
-  storeKeyOf,
 } from '@portico/auth';
+import { decryptJson, signStoreMessage, storeKeyOf } from '@portico/auth/protocol';
 import { type AuthServer, startAuthServer } from '@portico/auth-server';
 import { type FreshDatabase, freshDatabase, serviceUrl, tempDir } from '@portico/testkit';
 import { KeyService } from '../src/keys.ts';
-import { CLIENT_ID, type JwksIssuer, park, startJwksIssuer } from './helpers.ts';
+import { CLIENT_ID, errorOf, type JwksIssuer, park, startJwksIssuer } from './helpers.ts';
 
 const PASSWORD = 'correct horse battery';
 const ADMIN = 'admin-token-for-the-attempt-limit-test';
@@ -29,7 +28,7 @@ const SETTINGS: MfaSettings = {
 };
 const pgUrl = serviceUrl('DATABASE_URL');
 
-describe('attempt limits on two instances sharing PostgreSQL', { skip: pgUrl.skip, timeout: 180_000 }, () => {
+describe('attempt limits on two instances sharing PostgreSQL', { skip: pgUrl.skip, timeout: 600_000 }, () => {
   const dir = tempDir('portico-auth-attempts-');
   let issuer: JwksIssuer;
   let database: FreshDatabase;
@@ -43,7 +42,10 @@ describe('attempt limits on two instances sharing PostgreSQL', { skip: pgUrl.ski
     const options = {
       databaseUrl: database.url,
       masterKey: 'e'.repeat(64),
-      verifiers: { jwt: { type: 'jwt' as const, keys: [issuer.publicJwk] } },
+      verifiers: {
+        jwt: { type: 'jwt' as const, keys: [issuer.publicJwk] },
+        social: { type: 'jwt' as const, keys: [issuer.publicJwk] },
+      },
       clock: () => clock,
       trustProxy: true,
       adminToken: ADMIN,
@@ -75,12 +77,16 @@ describe('attempt limits on two instances sharing PostgreSQL', { skip: pgUrl.ski
       headers: { 'content-type': 'application/json', 'x-forwarded-for': `203.0.113.9, ${address}` },
       body: JSON.stringify(body),
     });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    const json = (await res.json()) as Record<string, unknown>;
+    return { status: res.status, body: json, error: errorOf(json) };
   }
 
-  /** A user with MFA on: device, backup phrase, password. */
-  async function enrol(sub: string): Promise<string> {
-    const auth = await Auth.create(init(), { storage: new MemoryStorage() });
+  /** A user with MFA on: device, backup phrase, password (and social backup with `friend`). */
+  async function enrol(sub: string, friend?: string): Promise<string> {
+    const settings = friend
+      ? { ...SETTINGS, socialBackupFactor: { enable: true, priority: 4, mandatory: false } }
+      : SETTINGS;
+    const auth = await Auth.create({ ...init(), mfaSettings: settings }, { storage: new MemoryStorage() });
     const out = await auth.login(
       {
         loginProvider: 'jwt',
@@ -88,7 +94,18 @@ describe('attempt limits on two instances sharing PostgreSQL', { skip: pgUrl.ski
         mfaLevel: 'mandatory',
       },
       {
-        setup: { factors: ['deviceShareFactor', 'backUpShareFactor', 'passwordFactor'], password: PASSWORD },
+        setup: {
+          factors: [
+            'deviceShareFactor',
+            'backUpShareFactor',
+            'passwordFactor',
+            ...(friend ? (['socialBackupFactor'] as const) : []),
+          ],
+          password: PASSWORD,
+          socialBackup: friend
+            ? { verifier: 'social', id_token: await issuer.sign({ sub: friend }) }
+            : undefined,
+        },
       },
     );
     return (out as { backupPhrase?: string } | undefined)?.backupPhrase ?? '';
@@ -105,14 +122,19 @@ describe('attempt limits on two instances sharing PostgreSQL', { skip: pgUrl.ski
       },
     );
     const res = await post(server, '/api/login/jwt', { loginId });
-    assert.equal(res.status, 200, String(res.body.error));
+    assert.equal(res.status, 200, res.error.message);
     return res.body.sessionId as string;
   }
 
   /** Tries a typed factor with the session, from `address`; the clock moves 2 s first. */
-  async function attempt(server: AuthServer, sessionId: string, payload: object, address?: string) {
+  async function attempt(
+    server: AuthServer,
+    sessionId: string,
+    payload: object,
+    address?: string,
+    path = '/api/mfa/factor',
+  ) {
     clock += 2000;
-    const path = '/api/mfa/factor';
     return post(
       server,
       path,
@@ -141,30 +163,30 @@ describe('attempt limits on two instances sharing PostgreSQL', { skip: pgUrl.ski
     const address = '198.51.100.10';
     const first = await attempt(a, onA, { password: 'guess-1' }, address);
     assert.deepEqual(
-      [first.status, first.body.error, first.body.retryAfter],
+      [first.status, first.error.message, first.error.retryAfter],
       [401, 'Wrong password', undefined],
     );
     assert.equal((await attempt(b, onB, { password: 'guess-2' }, address)).status, 401);
     const third = await attempt(a, onA, { password: 'guess-3' }, address);
     assert.equal(third.status, 401);
     assert.match(
-      String(third.body.error),
+      third.error.message,
       /^Wrong password\. Too many failed attempts: try again after .+ \(in 60 s\)$/,
     );
-    assert.equal(third.body.retryAfter, 60);
+    assert.equal(third.error.retryAfter, 60);
 
     const right = await attempt(b, onB, { password: PASSWORD }, address);
     assert.equal(right.status, 429);
-    assert.equal(right.body.code, 'TOO_MANY_ATTEMPTS');
+    assert.equal(right.error.code, 'TOO_MANY_ATTEMPTS');
     assert.match(
-      String(right.body.error),
+      right.error.message,
       /^Too many failed attempts: try again after \d{4}-\d\d-\d\dT.+Z \(in 58 s\)$/,
     );
     assert.equal(right.body.share, undefined);
 
     clock += 60_000;
     const later = await attempt(b, onB, { password: PASSWORD }, address);
-    assert.equal(later.status, 200, String(later.body.error));
+    assert.equal(later.status, 200, later.error.message);
     assert.ok(later.body.share);
   });
 
@@ -179,10 +201,52 @@ describe('attempt limits on two instances sharing PostgreSQL', { skip: pgUrl.ski
         { backupPhrase: 'abandon '.repeat(23).concat('art') },
         `198.51.100.${20 + i}`,
       );
-      waits.push(res.body.retryAfter);
-      if (typeof res.body.retryAfter === 'number') clock += res.body.retryAfter * 1000;
+      waits.push(res.error.retryAfter);
+      if (typeof res.error.retryAfter === 'number') clock += res.error.retryAfter * 1000;
     }
     assert.deepEqual(waits, [undefined, undefined, 60, 120, 240, 300]);
+  });
+
+  it('the social-backup login counts too: a right one during the wait is refused', async () => {
+    await enrol('yara', 'yara-friend');
+    const sessionId = await session(a, 'yara');
+    const social = async (sub: string) => ({ verifier: 'social', id_token: await issuer.sign({ sub }) });
+    const answers: Array<[number, unknown]> = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await attempt(
+        i % 2 ? b : a,
+        sessionId,
+        await social(`mallory-${i}`),
+        `198.51.100.${150 + i}`,
+        '/api/mfa/social',
+      );
+      answers.push([res.status, res.error.retryAfter]);
+    }
+    assert.deepEqual(answers, [
+      [403, undefined],
+      [403, undefined],
+      [403, 60],
+    ]);
+    const right = await attempt(
+      b,
+      sessionId,
+      await social('yara-friend'),
+      '198.51.100.160',
+      '/api/mfa/social',
+    );
+    assert.equal(right.status, 429);
+    assert.equal(right.error.code, 'TOO_MANY_ATTEMPTS');
+    assert.equal(right.body.share, undefined);
+    clock += 60_000;
+    const later = await attempt(
+      a,
+      sessionId,
+      await social('yara-friend'),
+      '198.51.100.160',
+      '/api/mfa/social',
+    );
+    assert.equal(later.status, 200, later.error.message);
+    assert.ok(later.body.share);
   });
 
   it('limits an address across users', async () => {
@@ -203,7 +267,7 @@ describe('attempt limits on two instances sharing PostgreSQL', { skip: pgUrl.ski
     await attempt(a, sessionId, { password: 'one' }, '198.51.100.60');
     clock -= 1500; // the next attempt comes 0.5 s after this one
     const quick = await attempt(a, sessionId, { password: 'two' }, '198.51.100.61');
-    assert.equal(quick.body.retryAfter, 60);
+    assert.equal(quick.error.retryAfter, 60);
   });
 
   it('parallel guesses cannot slip past the limit: each is counted before its factor is checked', async () => {
@@ -244,7 +308,7 @@ describe('attempt limits on two instances sharing PostgreSQL', { skip: pgUrl.ski
     const unlock = await admin('/admin/unlock', { method: 'POST', body: JSON.stringify({ user: userId }) });
     assert.deepEqual(await unlock.json(), { unlocked: 1 });
     const right = await attempt(a, sessionId, { password: PASSWORD }, '198.51.100.79');
-    assert.equal(right.status, 200, String(right.body.error));
+    assert.equal(right.status, 200, right.error.message);
 
     // Both instances appended to one audit chain in PostgreSQL; it holds, and names the unlock.
     const chain = (await (await admin('/admin/audit/verify')).json()) as {
@@ -260,5 +324,15 @@ describe('attempt limits on two instances sharing PostgreSQL', { skip: pgUrl.ski
       unlocked.entries.map((e) => [e.user, e.detail.by]),
       [[userId, 'operator']],
     );
+    // Each lockout names what it locked: the user, the address, or both.
+    const locked = (await (await admin('/admin/audit?event=attempts.locked')).json()) as {
+      entries: Array<{ user: string; detail: { subject?: string } }>;
+    };
+    const lockedOf = (sub: string) =>
+      locked.entries.filter((e) => e.user === userIdOf(sub)).map((e) => e.detail.subject);
+    assert.deepEqual(lockedOf('olga'), ['user, address']);
+    assert.deepEqual(lockedOf('pia'), ['user', 'user', 'user', 'user']);
+    assert.deepEqual(lockedOf('sam'), ['address']);
+    assert.deepEqual(lockedOf('vera'), ['user']);
   });
 });

@@ -2,29 +2,15 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { decryptJson, encodeB64Params, type LoginRequest, storeKeyOf } from '@portico/auth';
+import { encodeB64Params, type LoginRequest } from '@portico/auth';
+import { decryptJson, storeKeyOf } from '@portico/auth/protocol';
 import { type AuthServer, startAuthServer } from '@portico/auth-server';
 import { launchChromium, tempDir } from '@portico/testkit';
-import { build } from 'esbuild';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { bundleAuthClient } from './browser-app.ts';
 import { post } from './helpers.ts';
 
 const CLIENT_ID = 'BHr_dKcxC0ecKn_2dZQmQeNdjPgWykMkcodEHkVvPMo71qzOV6SgtoN8KCvFdLN7bf34JOm89vWQMLFmSfIo84A';
-
-/** The client library bundled for browsers as an app would (no Node polyfills). */
-async function bundleClient(): Promise<string> {
-  const out = await build({
-    entryPoints: [new URL('../../auth/src/index.ts', import.meta.url).pathname],
-    bundle: true,
-    format: 'iife',
-    globalName: 'PorticoAuth',
-    platform: 'browser',
-    target: 'es2022',
-    write: false,
-    logLevel: 'silent',
-  });
-  return out.outputFiles[0].text;
-}
 
 // The app calls Auth.create on every page load, as apps do. ?redirect=default leaves redirectUrl
 // unset; ?redirect=self names this very page; otherwise a page without the library (/popup-done)
@@ -122,7 +108,7 @@ describe('the client library in a browser (zero-config dev service)', { timeout:
   before(async () => {
     // No verifiers and no master key: the development defaults.
     server = await startAuthServer({ dataDir: dir.path, onLog: (l) => logs.push(l) });
-    const bundle = await bundleClient();
+    const bundle = await bundleAuthClient();
     app = await startApp(server.sdkUrl, bundle);
     otherOrigin = await startApp(server.sdkUrl, bundle);
     browser = await launchChromium();
@@ -242,9 +228,9 @@ describe('the client library in a browser (zero-config dev service)', { timeout:
     return popupPromise;
   }
 
-  /** Resolves once the page is closed (fails the test after 5 s). */
+  /** Resolves once the page is closed (fails the test after 20 s). */
   const closed = async (p: Page) => {
-    if (!p.isClosed()) await p.waitForEvent('close', { timeout: 5000 });
+    if (!p.isClosed()) await p.waitForEvent('close', { timeout: 20_000 });
   };
 
   const settled = (p: Page) => p.evaluate(() => (window as unknown as AppWindow).settled);

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Auth, ed25519PublicKey, MemoryStorage } from '@portico/auth';
+import { Auth, MemoryStorage } from '@portico/auth';
+import { ed25519PublicKey } from '@portico/auth/protocol';
 import {
   type AuthServer,
   type LoginEvent,
@@ -46,7 +47,7 @@ describe('development JWT issuer (devJwt) and onLogin', () => {
 
   const token = async (body: Record<string, unknown>) => {
     const res = await post(server.sdkUrl, '/dev/token', body);
-    assert.equal(res.status, 200, res.body.error);
+    assert.equal(res.status, 200, res.error.message);
     return res.body.id_token;
   };
 
@@ -86,20 +87,26 @@ describe('development JWT issuer (devJwt) and onLogin', () => {
       [{ sub: 'x'.repeat(257) }, /at most 256 characters/],
       [{ sub: 'a\nb' }, /without control characters/],
       [{ sub: 'dave', email: 'not-an-email' }, /email is not an email address/],
+      [{ sub: 'dave', email: 7 }, /email must be a non-empty string of at most 254 characters/],
+      [{ sub: 'dave', name: ['Dave'] }, /name must be a non-empty string of at most 256 characters/],
     ];
     for (const [body, reason] of cases) {
       const res = await post(server.sdkUrl, '/dev/token', body);
       assert.equal(res.status, 400, JSON.stringify(body));
-      assert.match(res.body.error, reason);
+      assert.match(res.error.message, reason);
     }
     const notJson = await fetch(`${server.sdkUrl}/dev/token`, { method: 'POST', body: '[1]' });
     assert.equal(notJson.status, 400);
+    assert.equal(
+      ((await notJson.json()) as { error: { message: string } }).error.message,
+      'Body must be a JSON object',
+    );
   });
 
   it('refuses a body over 64 KiB with 413 and keeps serving', async () => {
     const oversized = await post(server.sdkUrl, '/dev/token', { sub: 'erin', pad: 'x'.repeat(70_000) });
     assert.equal(oversized.status, 413);
-    assert.equal(oversized.body.error, 'Request body too large');
+    assert.equal(oversized.error.message, 'Request body too large');
     assert.equal((await post(server.sdkUrl, '/dev/token', { sub: 'erin' })).status, 200);
   });
 

@@ -4,17 +4,14 @@
 // `app` app's keys tell what must not appear in the others' sessions.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Auth, MemoryStorage, type MfaSettings, type SessionPayload } from '@portico/auth';
 import {
-  Auth,
   decryptJson,
   getAppScopedKey,
   getEd25519PrivKey,
-  MemoryStorage,
-  type MfaSettings,
-  type SessionPayload,
   secp256k1PublicKey,
   storeKeyOf,
-} from '@portico/auth';
+} from '@portico/auth/protocol';
 import { type AuthServer, startAuthServer } from '@portico/auth-server';
 import { tempDir } from '@portico/testkit';
 import { decodeJwt } from 'jose';

@@ -2,14 +2,8 @@ import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  Auth,
-  encryptJsonTo,
-  MemoryStorage,
-  randomPrivKey,
-  signStoreMessage,
-  storeKeyOf,
-} from '@portico/auth';
+import { Auth, MemoryStorage } from '@portico/auth';
+import { encryptJsonTo, randomPrivKey, signStoreMessage, storeKeyOf } from '@portico/auth/protocol';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 
 /** The clientId most tests use (a real-looking base64url project id). */
@@ -75,18 +69,32 @@ export function unsignedToken(claims: Record<string, unknown>, kid: string): str
   return `${b64({ alg: 'none', kid })}.${b64(claims)}.`;
 }
 
-/** POSTs JSON to the service; the answer's status and JSON body. */
+/** The `error` of an error answer: `{ error: { code, message, ...details } }`. */
+export interface ErrorAnswer {
+  code: string;
+  message: string;
+  field?: string;
+  retryAfter?: number;
+}
+
+/** POSTs JSON to the service; the answer's status, JSON body and its `error` (empty strings when none). */
 export async function post(
   base: string,
   path: string,
   body: unknown,
-): Promise<{ status: number; body: Record<string, string> }> {
+): Promise<{ status: number; body: Record<string, string>; error: ErrorAnswer }> {
   const res = await fetch(`${base}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
-  return { status: res.status, body: (await res.json()) as Record<string, string> };
+  const json = (await res.json()) as Record<string, unknown>;
+  return { status: res.status, body: json as Record<string, string>, error: errorOf(json) };
+}
+
+/** The `error` of an answer's JSON body (empty strings when it is not an error answer). */
+export function errorOf(body: Record<string, unknown>): ErrorAnswer {
+  return (body.error ?? { code: '', message: '' }) as ErrorAnswer;
 }
 
 /** Parks a login request the way the library does; returns the loginId. */

@@ -2,16 +2,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import {
-  Auth,
-  AuthError,
-  type AuthInitParams,
-  type ExtraLoginOptions,
-  getAppScopedKey,
-  getEd25519PrivKey,
-  MemoryStorage,
-  secp256k1PublicKey,
-} from '@portico/auth';
+import { Auth, AuthError, type AuthInitParams, type ExtraLoginOptions, MemoryStorage } from '@portico/auth';
+import { getAppScopedKey, getEd25519PrivKey, secp256k1PublicKey } from '@portico/auth/protocol';
 import { type AuthServer, startAuthServer } from '@portico/auth-server';
 import { freshDatabase, serviceUrl, tempDir } from '@portico/testkit';
 import { createRemoteJWKSet, jwtVerify } from 'jose';

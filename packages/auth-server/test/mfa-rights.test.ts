@@ -1,16 +1,10 @@
 // What an MFA session may do: a session that passed only the first factor (it holds the service's
-// share, not the key) cannot add or revoke devices, and logout ends every right of the session.
+// share, not the key) cannot add or revoke devices nor sign the user out elsewhere, and logout ends
+// every right of the session.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import {
-  Auth,
-  type AuthInitParams,
-  MemoryStorage,
-  type MfaSettings,
-  mfaProofMessage,
-  signStoreMessage,
-  storeKeyOf,
-} from '@portico/auth';
+import { Auth, type AuthInitParams, MemoryStorage, type MfaSettings } from '@portico/auth';
+import { mfaProofMessage, signStoreMessage, storeKeyOf } from '@portico/auth/protocol';
 import { type AuthServer, startAuthServer } from '@portico/auth-server';
 import { tempDir } from '@portico/testkit';
 import { CLIENT_ID, type JwksIssuer, park, post, startJwksIssuer } from './helpers.ts';
@@ -91,7 +85,7 @@ describe('MFA rights: only after the second factor, never after logout', { timeo
       },
     );
     const res = await post(server.sdkUrl, '/api/login/jwt', { loginId });
-    assert.equal(res.status, 200, res.body.error);
+    assert.equal(res.status, 200, res.error.message);
     assert.ok(res.body.sessionId);
     return res.body.sessionId;
   }
@@ -105,7 +99,7 @@ describe('MFA rights: only after the second factor, never after logout', { timeo
       signedCall('/api/mfa/revoke', sessionId, { deviceId }),
     );
     assert.equal(revoke.status, 403);
-    assert.match(revoke.body.error, /second factor/);
+    assert.match(revoke.error.message, /second factor/);
     const device = await post(server.sdkUrl, '/api/mfa/device', signedCall('/api/mfa/device', sessionId, {}));
     assert.equal(device.status, 403);
     // The device was not revoked: it still logs in with its own share.
@@ -134,7 +128,7 @@ describe('MFA rights: only after the second factor, never after logout', { timeo
     await auth.logout();
     const afterDevice = await post(server.sdkUrl, '/api/mfa/device', device);
     assert.equal(afterDevice.status, 403);
-    assert.match(afterDevice.body.error, /No MFA session/);
+    assert.match(afterDevice.error.message, /No MFA session/);
     assert.equal((await post(server.sdkUrl, '/api/mfa/revoke', revoke)).status, 403);
 
     const phone = await Auth.create(init(), { storage: new MemoryStorage() });
@@ -143,5 +137,70 @@ describe('MFA rights: only after the second factor, never after logout', { timeo
       { password: PASSWORD },
     );
     await phone.revokeDevice(deviceId);
+  });
+
+  it("a first-factor-only session cannot end the user's other sessions; the rebuilt key can", async () => {
+    const { auth } = await enrol('liam');
+    const sessionId = await firstFactorOnly('liam');
+    const list = await post(
+      server.sdkUrl,
+      '/api/session/list',
+      signedCall('/api/session/list', sessionId, {}),
+    );
+    assert.equal(list.status, 200, list.error.message);
+    const other = (list.body.sessions as unknown as { id: string; current: boolean }[]).find(
+      (s) => !s.current,
+    );
+    assert.ok(other, "the enrolled device's session is listed");
+    const end = await post(
+      server.sdkUrl,
+      '/api/session/end',
+      signedCall('/api/session/end', sessionId, { id: other.id }),
+    );
+    assert.equal(end.status, 403);
+    assert.match(end.error.message, /second factor/);
+    const forged = signedCall('/api/session/end', sessionId, { id: other.id }, 'ab'.repeat(32));
+    assert.equal((await post(server.sdkUrl, '/api/session/end', forged)).status, 403);
+    // The enrolled device is still signed in; with its rebuilt key it may end the other session.
+    assert.equal((await auth.listSessions()).length, 2);
+    const firstFactor = (await auth.listSessions()).find((s) => !s.current);
+    assert.ok(firstFactor);
+    assert.equal(await auth.endSession(firstFactor.id), true);
+    assert.equal((await auth.listSessions()).length, 1);
+  });
+
+  it('the account page: a first-factor-only session gets no ticket; the rebuilt key does, once', async () => {
+    const { auth } = await enrol('mia');
+    const sessionId = await firstFactorOnly('mia');
+    const path = '/api/account/ticket';
+    const refused = await post(server.sdkUrl, path, signedCall(path, sessionId, {}));
+    assert.equal(refused.status, 403);
+    assert.equal(refused.error.code, 'SECOND_FACTOR_REQUIRED');
+    const forged = signedCall(path, sessionId, {}, 'ab'.repeat(32));
+    assert.equal((await post(server.sdkUrl, path, forged)).status, 403);
+
+    const url = new URL(await auth.accountPageUrl({ lang: 'de' }));
+    assert.equal(url.origin + url.pathname, `${server.sdkUrl}/account`);
+    assert.equal(url.searchParams.get('lang'), 'de');
+    const ticket = new URLSearchParams(url.hash.slice(1)).get('ticket');
+    const opened = await post(server.sdkUrl, '/api/account/open', { ticket });
+    assert.equal(opened.status, 200, opened.error.message);
+    const again = await post(server.sdkUrl, '/api/account/open', { ticket });
+    assert.equal(again.error.code, 'ACCOUNT_TICKET_INVALID');
+    const state = await post(server.sdkUrl, '/api/account/state', { token: opened.body.token });
+    assert.equal(state.status, 200, state.error.message);
+    // The first-factor session is listed (ending it is the page's right now); export is `app`'s.
+    assert.equal((state.body.sessions as unknown as unknown[]).length, 2);
+    assert.equal(state.body.export, 'off');
+    const gone = await post(server.sdkUrl, '/api/account/passkeys/remove', {
+      token: opened.body.token,
+      id: 'no-such-passkey',
+    });
+    assert.equal(gone.error.code, 'PASSKEY_NOT_FOUND');
+    // Bodies are checked by their schemas.
+    const bad = await post(server.sdkUrl, '/api/account/open', { ticket: 5 });
+    assert.deepEqual([bad.status, bad.error.code, bad.error.field], [400, 'INVALID_BODY', 'ticket']);
+    const unknown = await post(server.sdkUrl, '/api/account/state', { token: 'ab'.repeat(32) });
+    assert.equal(unknown.error.code, 'ACCOUNT_PAGE_EXPIRED');
   });
 });

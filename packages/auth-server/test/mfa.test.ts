@@ -2,21 +2,17 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { hexToBytes } from '@noble/hashes/utils.js';
+import { Auth, type AuthError, type AuthInitParams, MemoryStorage, type MfaSettings } from '@portico/auth';
 import {
-  Auth,
-  type AuthError,
-  type AuthInitParams,
   combineShares,
   getAppScopedKey,
   type KeyShare,
-  MemoryStorage,
-  type MfaSettings,
   mnemonicToShare,
   openShareWithKey,
   openShareWithPassword,
   randomPrivKey,
   shareToMnemonic,
-} from '@portico/auth';
+} from '@portico/auth/protocol';
 import { type AuthServer, startAuthServer } from '@portico/auth-server';
 import { tempDir } from '@portico/testkit';
 import Database from 'libsql';
@@ -37,7 +33,7 @@ const ALL: MfaSettings = {
 const NO_SOCIAL: MfaSettings = { ...ALL, socialBackupFactor: { enable: false } };
 
 // Every MFA flow against a real service (SQLite in a temp dir) through the client library.
-describe('MFA: threshold shares through the service and the library', { timeout: 180_000 }, () => {
+describe('MFA: threshold shares through the service and the library', { timeout: 600_000 }, () => {
   const dir = tempDir('portico-auth-mfa-');
   let issuer: JwksIssuer;
   let server: AuthServer;

@@ -158,7 +158,7 @@ describe('native-app redirects: custom schemes and loopback, per clientId', { ti
       const loginId = await park(server.sdkUrl, { redirectUrl, clientId });
       const res = await post(server.sdkUrl, '/api/login/request', { loginId });
       assert.equal(res.status, status, redirectUrl);
-      assert.match(res.body.error, message);
+      assert.match(res.error.message, message);
     };
     await refused(
       'com.evil.app://auth',

@@ -4,14 +4,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import {
-  Auth,
-  AuthError,
-  type AuthInitParams,
-  FileStorage,
-  getAppScopedKey,
-  MemoryStorage,
-} from '@portico/auth/node';
+import { Auth, AuthError, type AuthInitParams, FileStorage, MemoryStorage } from '@portico/auth/node';
+import { getAppScopedKey } from '@portico/auth/protocol';
 import { type AuthServer, startAuthServer } from '@portico/auth-server';
 import { launchChromium, tempDir } from '@portico/testkit';
 import Provider from 'oidc-provider';

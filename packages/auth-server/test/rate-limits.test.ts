@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { randomPrivKey, storeKeyOf } from '@portico/auth';
+import { randomPrivKey, storeKeyOf } from '@portico/auth/protocol';
 import { type AuthServer, loadDevJwtKey, startAuthServer } from '@portico/auth-server';
 import { tempDir } from '@portico/testkit';
 
@@ -48,9 +48,11 @@ describe('per-address rate limits', { timeout: 60_000 }, () => {
     const refused = await post('/dev/token', { sub: 'ann' }, '192.0.2.1');
     assert.equal(refused.status, 429);
     assert.deepEqual(refused.body, {
-      error: 'Too many requests from this address: try again in 45 s',
-      code: 'RATE_LIMITED',
-      retryAfter: 45,
+      error: {
+        code: 'RATE_LIMITED',
+        message: 'Too many requests from this address: try again in 45 s',
+        retryAfter: 45,
+      },
     });
     assert.equal(refused.retryAfter, '45');
     assert.equal((await post('/dev/token', { sub: 'ann' }, '192.0.2.2')).status, 200, 'another address');

@@ -2,10 +2,13 @@
 // claims, never its text. Re-spellings tried: ECDSA's (r, n − s) and the unused low bits of the
 // signature's last base64url character, for ES256, RS256 and EdDSA tokens; through the verifier
 // (fast-check over claims and re-spellings) and end to end through `portico dev`'s /dev/token.
+// RSA's s + n and Ed25519's S + L are refused as signatures; ES256K is not an accepted algorithm.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { p256 } from '@noble/curves/nist.js';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { sha256 } from '@noble/hashes/sha2.js';
 import { type AuthServer, loadDevJwtKey, startAuthServer } from '@portico/auth-server';
 import { tempDir } from '@portico/testkit';
 import fc from 'fast-check';
@@ -129,6 +132,61 @@ describe('replay mark: one token, many spellings, one login', { timeout: 120_000
         assert.equal(canonicalJson(respaced), canonicalJson(value));
       }),
     );
+  });
+
+  // The other re-encodings of one signature: RSA's s + n and Ed25519's S + L name the same
+  // signature value modulo the group order; the verifier refuses both outright (never a login),
+  // before the original is used and after. ES256K (secp256k1) is not an accepted algorithm.
+  it('refuses RS256 s + n and EdDSA S + L re-encodings outright, and ES256K tokens', async () => {
+    const rsaN = BigInt(`0x${Buffer.from(keys.get('RS256')!.jwk.n!, 'base64url').toString('hex')}`);
+    const rsaPlusN = (token: string) => {
+      const [h, p, sig] = token.split('.');
+      const s = BigInt(`0x${Buffer.from(sig, 'base64url').toString('hex')}`);
+      const hex = (s + rsaN).toString(16);
+      return `${h}.${p}.${Buffer.from(hex.padStart(hex.length + (hex.length % 2), '0'), 'hex').toString('base64url')}`;
+    };
+    const ED_L = 2n ** 252n + 27742317777372353535851937790883648493n;
+    const edPlusL = (token: string) => {
+      const [h, p, sig] = token.split('.');
+      const bytes = Buffer.from(sig, 'base64url');
+      const S = BigInt(`0x${Buffer.from(bytes.subarray(32)).reverse().toString('hex')}`);
+      const sPlusL = Buffer.from((S + ED_L).toString(16).padStart(64, '0'), 'hex').reverse();
+      return `${h}.${p}.${Buffer.concat([bytes.subarray(0, 32), sPlusL]).toString('base64url')}`;
+    };
+    for (const [alg, respell] of [
+      ['RS256', rsaPlusN],
+      ['EdDSA', edPlusL],
+    ] as const) {
+      const token = await sign(alg, { sub: `plus-order-${alg}`, jti: `plus-order-${alg}` });
+      const respelled = respell(token);
+      assert.notEqual(respelled, token);
+      await assert.rejects(verifiers.get(alg)!.verify(respelled), /Invalid token signature/);
+      await verifiers.get(alg)!.verify(token);
+      await assert.rejects(verifiers.get(alg)!.verify(respelled), /Invalid token signature|Duplicate/);
+    }
+    const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+    const input = `${b64({ alg: 'ES256K', kid: 'k-ES256K' })}.${b64({ sub: 'k1', iat: Math.floor(Date.now() / 1000) })}`;
+    const es256k = `${input}.${Buffer.from(secp256k1.sign(sha256(Buffer.from(input)), secp256k1.utils.randomSecretKey(), { prehash: false })).toString('base64url')}`;
+    await assert.rejects(verifiers.get('ES256')!.verify(es256k), /Token algorithm not allowed: ES256K/);
+  });
+
+  it('a token re-signed with JSON whitespace in its header and claims is the same token', async () => {
+    // Only the issuer can re-sign; the issue allows treating such a token as a different one. The
+    // mark names the claims, so it is refused as a replay: the stricter of the two.
+    const now = Math.floor(Date.now() / 1000);
+    const claims = { sub: 'respaced', jti: 'respaced-1', iat: now, exp: now + 60 };
+    const token = await sign('ES256', claims);
+    const b64 = (text: string) => Buffer.from(text).toString('base64url');
+    const input = `${b64(JSON.stringify({ alg: 'ES256', kid: 'k-ES256' }, null, 2))}.${b64(JSON.stringify(claims, null, 1))}`;
+    const signature = await crypto.subtle.sign(
+      { name: 'ECDSA', hash: 'SHA-256' },
+      keys.get('ES256')!.privateKey,
+      Buffer.from(input),
+    );
+    const respaced = `${input}.${Buffer.from(signature).toString('base64url')}`;
+    assert.notEqual(respaced.split('.')[0], token.split('.')[0]);
+    await verifiers.get('ES256')!.verify(token);
+    await assert.rejects(verifiers.get('ES256')!.verify(respaced), /Duplicate token found/);
   });
 
   it('two different tokens with different jti are both accepted', async () => {

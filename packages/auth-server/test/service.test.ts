@@ -3,16 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
-import {
-  Auth,
-  type AuthInitParams,
-  decodeB64Params,
-  encryptJsonTo,
-  MemoryStorage,
-  randomPrivKey,
-  signStoreMessage,
-  storeKeyOf,
-} from '@portico/auth';
+import { Auth, type AuthInitParams, decodeB64Params, MemoryStorage } from '@portico/auth';
+import { encryptJsonTo, randomPrivKey, signStoreMessage, storeKeyOf } from '@portico/auth/protocol';
 import { type AuthServer, Envelope, startAuthServer } from '@portico/auth-server';
 import { tempDir } from '@portico/testkit';
 import Provider from 'oidc-provider';
@@ -108,7 +100,7 @@ describe('session store API', () => {
     const loginId = await park(server.sdkUrl, { redirectUrl: 42 });
     const res = await post(server.sdkUrl, '/api/login/request', { loginId });
     assert.equal(res.status, 400);
-    assert.match(res.body.error, /redirectUrl/);
+    assert.match(res.error.message, /redirectUrl/);
   });
 
   it('forgets a parked login request after 10 minutes', async () => {
@@ -117,7 +109,7 @@ describe('session store API', () => {
     clock += 601_000;
     const res = await post(server.sdkUrl, '/api/login/request', { loginId });
     assert.equal(res.status, 404);
-    assert.match(res.body.error, /expired/);
+    assert.match(res.error.message, /expired/);
   });
 
   it('gives the login page the white label with defaults filled in, never the service as the app', async () => {
@@ -152,7 +144,7 @@ describe('session store API', () => {
     const loginId = await park(server.sdkUrl, { whiteLabel: { mode: 'dim' } });
     const res = await post(server.sdkUrl, '/api/login/request', { loginId });
     assert.equal(res.status, 400);
-    assert.match(res.body.error, /whiteLabel\.mode/);
+    assert.match(res.error.message, /whiteLabel\.mode/);
   });
 });
 
@@ -205,7 +197,7 @@ describe('redirect origins, aggregate verifiers and master keys', () => {
     const evil = await park(server.sdkUrl, { redirectUrl: 'https://evil.example/cb' });
     const res = await post(server.sdkUrl, '/api/login/request', { loginId: evil });
     assert.equal(res.status, 403);
-    assert.match(res.body.error, /evil\.example is not allowed/);
+    assert.match(res.error.message, /evil\.example is not allowed/);
     const good = await park(server.sdkUrl, { redirectUrl: 'https://good.example/cb' });
     assert.equal((await post(server.sdkUrl, '/api/login/request', { loginId: good })).status, 200);
   });
@@ -214,7 +206,7 @@ describe('redirect origins, aggregate verifiers and master keys', () => {
     const evil = await park(server.sdkUrl, {}, {}, 'https://evil.example');
     const refused = await post(server.sdkUrl, '/api/login/request', { loginId: evil });
     assert.equal(refused.status, 403);
-    assert.match(refused.body.error, /origin https:\/\/evil\.example is not allowed/);
+    assert.match(refused.error.message, /origin https:\/\/evil\.example is not allowed/);
 
     const state = 'c'.repeat(32);
     const good = await park(
@@ -324,6 +316,6 @@ describe('development login cannot complete other verifiers’ logins', () => {
     const loginId = await park(server.sdkUrl, {});
     const res = await post(server.sdkUrl, '/api/login/authorize', { loginId, provider: 'google' });
     assert.equal(res.status, 400);
-    assert.match(res.body.error, /"google" is not configured/);
+    assert.match(res.error.message, /"google" is not configured/);
   });
 });

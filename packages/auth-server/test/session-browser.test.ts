@@ -3,14 +3,12 @@
 // key), a browser restart (same profile) and an auth service restart keep the user signed in. The
 // service's clock is real time plus what the test adds.
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { storeKeyOf } from '@portico/auth';
+import { storeKeyOf } from '@portico/auth/protocol';
 import { type AuthServer, type StartAuthServerOptions, startAuthServer } from '@portico/auth-server';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, tempDir } from '@portico/testkit';
-import { build } from 'esbuild';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type BrowserApp, startBrowserApp } from './browser-app.ts';
 import { post } from './helpers.ts';
 
 const CLIENT_ID = 'BHr_dKcxC0ecKn_2dZQmQeNdjPgWykMkcodEHkVvPMo71qzOV6SgtoN8KCvFdLN7bf34JOm89vWQMLFmSfIo84A';
@@ -41,7 +39,7 @@ describe('sessions in Chromium: reload renewal, browser restart, service restart
   let offset = 0;
   let options: StartAuthServerOptions;
   let server: AuthServer;
-  let app: Server;
+  let app: BrowserApp | undefined;
   let appUrl = '';
   let context: BrowserContext;
   let sdkUrl = '';
@@ -62,42 +60,13 @@ describe('sessions in Chromium: reload renewal, browser restart, service restart
     };
     server = await startAuthServer(options);
     sdkUrl = server.sdkUrl;
-    const bundle = (
-      await build({
-        entryPoints: [new URL('../../auth/src/index.ts', import.meta.url).pathname],
-        bundle: true,
-        format: 'iife',
-        globalName: 'PorticoAuth',
-        platform: 'browser',
-        target: 'es2022',
-        write: false,
-        logLevel: 'silent',
-      })
-    ).outputFiles[0]!.text;
-    app = createServer((req, res) => {
-      const path = new URL(req.url ?? '/', 'http://x').pathname;
-      if (path === '/bundle.js' || path === '/app.js') {
-        res.writeHead(200, { 'content-type': 'text/javascript' });
-        return res.end(path === '/bundle.js' ? bundle : APP_JS);
-      }
-      if (path === '/popup-done') return res.writeHead(200).end('<!doctype html><title>done</title>');
-      if (path !== '/') return res.writeHead(404).end();
-      res.writeHead(200, { 'content-type': 'text/html' });
-      res.end(
-        `<!doctype html><title>app</title><script type="application/json" id="cfg">${JSON.stringify({ clientId: CLIENT_ID, sdkUrl })}</script>` +
-          '<script src="/bundle.js"></script><script src="/app.js"></script>',
-      );
-    });
-    await new Promise<void>((ok) => app.listen(0, '127.0.0.1', () => ok()));
-    appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+    app = await startBrowserApp(APP_JS, () => ({ clientId: CLIENT_ID, sdkUrl }));
+    appUrl = app.url;
     context = await launch();
   });
   after(async () => {
     await context?.close();
-    await new Promise<void>((ok) => {
-      app?.closeAllConnections();
-      app ? app.close(() => ok()) : ok();
-    });
+    await app?.close();
     await server?.close();
     dir.cleanup();
   });

@@ -6,20 +6,13 @@
 // test; the library's own clock only measures the windows the service states.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import {
-  Auth,
-  type AuthError,
-  encryptJsonTo,
-  MemoryStorage,
-  randomPrivKey,
-  signStoreMessage,
-  storeKeyOf,
-} from '@portico/auth';
+import { Auth, type AuthError, MemoryStorage } from '@portico/auth';
+import { encryptJsonTo, randomPrivKey, signStoreMessage, storeKeyOf } from '@portico/auth/protocol';
 import { type AuthServer, type StartAuthServerOptions, startAuthServer } from '@portico/auth-server';
 import { type FreshDatabase, freshDatabase, serviceUrl, tempDir } from '@portico/testkit';
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { KeyService } from '../src/keys.ts';
-import { CLIENT_ID, type JwksIssuer, startJwksIssuer } from './helpers.ts';
+import { CLIENT_ID, errorOf, type JwksIssuer, startJwksIssuer } from './helpers.ts';
 
 const ADMIN = 'admin-token-for-the-session-tests-0123';
 const HOUR = 3600;
@@ -98,7 +91,8 @@ function sessionSuite(
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),
       });
-      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+      const json = (await res.json()) as Record<string, unknown>;
+      return { status: res.status, body: json, error: errorOf(json) };
     }
 
     /** A session call signed by `sessionId`, as a copy of it would be made by anyone holding it. */
@@ -228,7 +222,7 @@ function sessionSuite(
         newKey: storeKeyOf(copied),
         data: 'x',
       });
-      assert.deepEqual([racing.status, racing.body.code], [409, 'SESSION_ROTATED']);
+      assert.deepEqual([racing.status, racing.error.code], [409, 'SESSION_ROTATED']);
       assert.equal((await post(a, '/api/session/get', { key: newKey })).status, 200);
 
       clock += 60_000;
@@ -236,7 +230,7 @@ function sessionSuite(
         newKey: storeKeyOf(copied),
         data: 'x',
       });
-      assert.deepEqual([reused.status, reused.body.code], [401, 'SESSION_REUSED']);
+      assert.deepEqual([reused.status, reused.error.code], [401, 'SESSION_REUSED']);
       assert.equal((await post(a, '/api/session/get', { key: newKey })).status, 404, 'the sign-in has ended');
       await assert.rejects(auth.refreshSession(), (err: AuthError) => err.code === 'SESSION_EXPIRED');
       assert.equal(auth.getPrivKey(), '');

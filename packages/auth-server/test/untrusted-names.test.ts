@@ -54,7 +54,7 @@ describe('names that are members of Object.prototype', { timeout: 60_000 }, () =
       const loginId = await park(server.sdkUrl, {});
       const res = await post(server.sdkUrl, '/api/login/authorize', { loginId, provider });
       assert.equal(res.status, 400, provider);
-      assert.equal(res.body.error, `Verifier "${provider}" is not configured on this auth service`);
+      assert.equal(res.error.message, `Verifier "${provider}" is not configured on this auth service`);
     }
   });
 

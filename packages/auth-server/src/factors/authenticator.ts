@@ -1,9 +1,9 @@
-// The authenticator-app factor (TOTP, beyond the seed): setup confirms the secret made for the
+// The authenticator-app factor (TOTP, beyond `002_…txt`): setup confirms the secret made for the
 // login (`/api/mfa/authenticator`) with a code of the user's app; the share stays in the record
 // beside the secret and a right code releases it, each code once.
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import { storeKeyOf } from '@portico/auth';
+import { storeKeyOf } from '@portico/auth/protocol';
 import { type AuthenticatorSecret, checkAuthenticatorCode } from '../authenticator.ts';
 import { HttpError } from '../http.ts';
 import { openJson } from '../login/sealed.ts';
@@ -18,12 +18,21 @@ export const authenticatorFactor: FactorModule = {
     const { store, envelope, now } = ctx.deps;
     const name = enrolmentName(loginId);
     const sealed = await store.getSession(name, now());
-    if (!sealed) throw new HttpError(400, 'Start the authenticator setup first (/api/mfa/authenticator)');
+    if (!sealed)
+      throw new HttpError(
+        400,
+        'MFA_SETUP_INVALID',
+        'Start the authenticator setup first (/api/mfa/authenticator)',
+      );
     const secret = openJson<AuthenticatorSecret>(envelope, name, sealed);
     const code = body.authenticatorCode;
-    const step = typeof code === 'string' ? checkAuthenticatorCode(secret, code, now()) : undefined;
+    const step = code === undefined ? undefined : checkAuthenticatorCode(secret, code, now());
     if (step === undefined)
-      throw new HttpError(400, 'Wrong authenticator code: enter the code the app shows now');
+      throw new HttpError(
+        400,
+        'MFA_SETUP_INVALID',
+        'Wrong authenticator code: enter the code the app shows now',
+      );
     // The sealed secret expires with the login (10 minutes): a later factor's step may still fail.
     return { authenticator: { secret: secret.secret, lastStep: step } };
   },
@@ -35,7 +44,8 @@ export const authenticatorFactor: FactorModule = {
     field: 'authenticatorCode',
     auditName: 'authenticator',
     ready(record) {
-      if (!record.authenticator) throw new HttpError(400, 'No authenticator app is set up for this account');
+      if (!record.authenticator)
+        throw new HttpError(400, 'MFA_FACTOR_NOT_SET_UP', 'No authenticator app is set up for this account');
     },
     async open(ctx, record, value, grant) {
       const bound = record.authenticator!;
@@ -48,7 +58,7 @@ export const authenticatorFactor: FactorModule = {
           bytesToHex(sha256(utf8ToBytes(`totp:${grant.userId}:${step}`))),
           (step + 3) * 30_000,
         ));
-      return fresh ? { share: bound.share } : { status: 401, error: 'Wrong authenticator code' };
+      return fresh ? { share: bound.share } : { status: 401, message: 'Wrong authenticator code' };
     },
   },
 };

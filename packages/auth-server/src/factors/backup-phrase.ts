@@ -1,7 +1,7 @@
 // The backup-phrase factor: its share leaves the service once, as 24 words (BIP-39 encoding); the
 // service keeps only its index, and checks a typed phrase by rebuilding the recorded key with its
 // own share.
-import { combineShares, mnemonicToShare, secp256k1PublicKey, shareToMnemonic } from '@portico/auth';
+import { combineShares, mnemonicToShare, secp256k1PublicKey, shareToMnemonic } from '@portico/auth/protocol';
 import { HttpError } from '../http.ts';
 import type { FactorModule } from './types.ts';
 
@@ -16,7 +16,7 @@ export const backupPhraseFactor: FactorModule = {
     auditName: 'backup phrase',
     ready(record) {
       if (record.backupIndex === undefined)
-        throw new HttpError(400, 'No backup phrase is set up for this account');
+        throw new HttpError(400, 'MFA_FACTOR_NOT_SET_UP', 'No backup phrase is set up for this account');
     },
     async open(_ctx, record, value) {
       try {
@@ -25,7 +25,7 @@ export const backupPhraseFactor: FactorModule = {
           return { share };
         }
       } catch {}
-      return { status: 401, error: 'Wrong backup phrase' };
+      return { status: 401, message: 'Wrong backup phrase' };
     },
   },
 };

@@ -1,7 +1,7 @@
 // The device factor: its share sealed (AES-GCM) under a per-device wrapping key the service keeps
 // and releases in the sessions of that device; the sealed share lives in the app's storage.
 import { bytesToHex, randomBytes } from '@noble/hashes/utils.js';
-import { sealShareWithKey } from '@portico/auth';
+import { sealShareWithKey } from '@portico/auth/protocol';
 import type { FactorModule } from './types.ts';
 
 export const deviceFactor: FactorModule = {

@@ -1,28 +1,30 @@
 // The social-backup factor: its share stays in the record and is released after a login with a
 // second, different (JWT) verifier bound at setup. The service then holds two shares (the library
 // warns at init).
+import { is } from '@metamask/superstruct';
 import { HttpError } from '../http.ts';
 import { KeyService } from '../keys.ts';
 import type { LoginContext } from '../login/context.ts';
 import { VerifierError } from '../verifiers/types.ts';
-import type { FactorModule } from './types.ts';
+import { type FactorModule, SOCIAL_LOGIN, type SocialLogin } from './types.ts';
 
 /** Verifies a second login (social backup) with a JWT verifier other than the account's own. */
 export async function socialIdentity(
   ctx: LoginContext,
   primaryVerifiers: string[],
-  input: unknown,
+  v: SocialLogin,
   network: string,
 ): Promise<{ verifier: string; id: string }> {
-  const v = (input ?? {}) as { verifier?: unknown; id_token?: unknown };
-  if (typeof v.verifier !== 'string' || typeof v.id_token !== 'string') {
-    throw new HttpError(400, 'socialBackup needs {verifier, id_token}');
-  }
   if (primaryVerifiers.includes(v.verifier)) {
-    throw new HttpError(400, 'The social backup factor needs a different verifier than the login');
+    throw new HttpError(
+      400,
+      'MFA_SETUP_INVALID',
+      'The social backup factor needs a different verifier than the login',
+    );
   }
   const verifier = ctx.deps.jwtVerifiers.get(v.verifier);
-  if (!verifier) throw new HttpError(400, `Verifier "${v.verifier}" is not a JWT verifier`);
+  if (!verifier)
+    throw new HttpError(400, 'PROVIDER_INVALID', `Verifier "${v.verifier}" is not a JWT verifier`);
   const identity = await verifier.verify(v.id_token);
   return {
     verifier: v.verifier,
@@ -33,6 +35,12 @@ export async function socialIdentity(
 export const socialBackupFactor: FactorModule = {
   key: 'socialBackupFactor',
   async prepare({ ctx, target, request, body }) {
+    if (!body.socialBackup)
+      throw new HttpError(
+        400,
+        'MFA_SETUP_INVALID',
+        'socialBackupFactor needs socialBackup: {verifier, id_token}',
+      );
     let social: { verifier: string; id: string };
     try {
       social = await socialIdentity(
@@ -42,11 +50,16 @@ export const socialBackupFactor: FactorModule = {
         request.options.network,
       );
     } catch (err) {
-      if (err instanceof VerifierError) throw new HttpError(401, `Social backup login: ${err.message}`);
+      if (err instanceof VerifierError)
+        throw new HttpError(401, 'LOGIN_FAILED', `Social backup login: ${err.message}`);
       throw err;
     }
     if (await ctx.mfaStore.socialOwner(social.id)) {
-      throw new HttpError(409, 'That login is already the social backup of another account');
+      throw new HttpError(
+        409,
+        'SOCIAL_BACKUP_TAKEN',
+        'That login is already the social backup of another account',
+      );
     }
     return { social };
   },
@@ -59,13 +72,15 @@ export const socialBackupFactor: FactorModule = {
   },
   check: {
     field: 'socialBackup',
-    takes: 'object',
     auditName: 'social backup',
     ready(record) {
-      if (!record.social) throw new HttpError(404, 'No social backup factor on this account');
+      if (!record.social)
+        throw new HttpError(400, 'MFA_FACTOR_NOT_SET_UP', 'No social backup factor on this account');
     },
     async open(ctx, record, value, grant) {
       const bound = record.social!;
+      if (!is(value, SOCIAL_LOGIN))
+        return { status: 401, message: 'socialBackup needs {verifier, id_token}' };
       let login: { verifier: string; id: string };
       try {
         login = await socialIdentity(
@@ -75,11 +90,11 @@ export const socialBackupFactor: FactorModule = {
           grant.network ?? ctx.deps.keyService.legacyNetwork,
         );
       } catch (err) {
-        if (err instanceof VerifierError) return { status: 401, error: err.message };
+        if (err instanceof VerifierError) return { status: 401, message: err.message };
         throw err;
       }
       if (login.id !== bound.id || login.verifier !== bound.verifier) {
-        return { status: 403, error: 'This login is not the social backup of this account' };
+        return { status: 403, message: 'This login is not the social backup of this account' };
       }
       return { share: bound.share };
     },

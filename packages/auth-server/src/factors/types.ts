@@ -2,10 +2,35 @@
 // step checks, how its share is sealed into the MFA record, and how a login opens it again), listed
 // in the registry (./index.ts). The setup route, `MfaStore.enable` and `/api/mfa/factor` only loop
 // over the registry.
-import type { KeyShare, LoginRequest, MfaFactor } from '@portico/auth';
+import type { Infer } from '@metamask/superstruct';
+import type { LoginRequest, MfaFactor } from '@portico/auth';
+import type { KeyShare } from '@portico/auth/protocol';
+import { fields, optional, string } from '../body.ts';
 import type { Grant } from '../grant.ts';
 import type { LoginContext, PendingState, ResolvedProvider } from '../login/context.ts';
 import type { MfaRecord, SealingFactor, SetupInput } from '../mfa.ts';
+
+/** A second login with another JWT verifier: the social backup factor's input. */
+export const SOCIAL_LOGIN = fields({ verifier: string, id_token: string });
+export type SocialLogin = Infer<typeof SOCIAL_LOGIN>;
+
+/** What `/api/mfa/setup` carries beside `loginId` and `factors`: the input of the factors that take one. */
+export const SETUP_FIELDS = {
+  password: optional(string),
+  authenticatorCode: optional(string),
+  socialBackup: optional(SOCIAL_LOGIN),
+  passkeyCredential: optional(string),
+};
+
+/** The body of `/api/mfa/setup`, checked. */
+export interface SetupBody {
+  loginId: string;
+  factors: MfaFactor[];
+  password?: string;
+  authenticatorCode?: string;
+  socialBackup?: SocialLogin;
+  passkeyCredential?: string;
+}
 
 /** The setup request of a login, as a factor's setup step sees it. */
 export interface SetupStep {
@@ -15,11 +40,14 @@ export interface SetupStep {
   target: ResolvedProvider;
   pending: PendingState;
   /** The body of `/api/mfa/setup`. */
-  body: Record<string, unknown>;
+  body: SetupBody;
 }
 
-/** The answer of a factor's check: its share, or why not (counted as a failed attempt). */
-export type CheckResult = { share: KeyShare } | { status: number; error: string };
+/**
+ * The answer of a factor's check: its share, or why not (counted as a failed attempt; answered as
+ * `MFA_FACTOR_INVALID` with this status).
+ */
+export type CheckResult = { share: KeyShare } | { status: 401 | 403; message: string };
 
 export interface FactorModule extends SealingFactor {
   /** Its key in `mfaSettings` and in `setup.factors`. */
@@ -35,8 +63,6 @@ export interface FactorModule extends SealingFactor {
    */
   check?: {
     field: string;
-    /** What the field holds (default a string). */
-    takes?: 'string' | 'object';
     /** Its name in the audit trail (`factor`). */
     auditName: string;
     /** Throws an `HttpError` when the account has no such factor (not counted). */

@@ -4,23 +4,26 @@ import { bytesToHex, randomBytes } from '@noble/hashes/utils.js';
 import {
   type AuthUserInfo,
   DEFAULT_MFA_SETTINGS,
-  ed25519PublicKey,
-  encryptJsonTo,
   type LoginRequest,
   type MfaFactor,
   type MfaSessionData,
+  type SessionPayload,
+} from '@portico/auth';
+import {
+  ed25519PublicKey,
+  encryptJsonTo,
   mfaPrompt,
   ownValue,
   randomPrivKey,
-  type SessionPayload,
   secp256k1PublicKey,
   setupOrder,
   storeKeyOf,
-} from '@portico/auth';
+} from '@portico/auth/protocol';
 import type { AuthenticatorSecret } from '../authenticator.ts';
 import { FACTORS } from '../factors/index.ts';
 import { type DerivedKeys, KeyService, type Wallet, walletsFor } from '../keys.ts';
 import { accountOf, type PublicKeyPair } from '../login-event.ts';
+import type { PasskeyCredential } from '../mfa.ts';
 import { type MfaRecord, type SetupOutput, sessionMfa } from '../mfa.ts';
 import type { Identity } from '../verifiers/types.ts';
 import {
@@ -41,6 +44,7 @@ export interface SetupRequest {
   password?: string;
   social?: { verifier: string; id: string };
   authenticator?: AuthenticatorSecret;
+  passkey?: PasskeyCredential;
 }
 
 export type Completed =
@@ -113,7 +117,12 @@ export async function complete(
       const count = await mfaStore.countLogin(userId);
       const p = mfaPrompt(request.params.mfaLevel ?? 'default', count, !!request.options.mfaSettings);
       if (p.prompt) {
-        const pending: PendingState = { provider: target.provider, identity, skippable: p.skippable };
+        const pending: PendingState = {
+          provider: target.provider,
+          target,
+          identity,
+          skippable: p.skippable,
+        };
         const name = `mfa-pending:${storeKeyOf(loginId)}`;
         await store.deleteSession(name);
         await store.putSession(name, sealJson(envelope, name, pending), now() + FLOW_TTL_MS);
@@ -193,12 +202,20 @@ export async function complete(
   if (record && page && !withheld && !mfa?.deviceKey) {
     // The page asks for a second factor and hands it to the app in the result fragment.
     const factors = record.factors.filter(
-      (f) => f === 'backUpShareFactor' || f === 'passwordFactor' || f === 'authenticatorFactor',
+      (f) =>
+        f === 'backUpShareFactor' ||
+        f === 'passwordFactor' ||
+        f === 'authenticatorFactor' ||
+        f === 'passkeysFactor',
     );
     if (factors.length > 0) {
       const name = `mfa-recover:${storeKeyOf(loginId)}`;
       await store.deleteSession(name);
-      await store.putSession(name, sealJson(envelope, name, { redirect, factors }), now() + FLOW_TTL_MS);
+      await store.putSession(
+        name,
+        sealJson(envelope, name, { redirect, factors, userId }),
+        now() + FLOW_TTL_MS,
+      );
       return { mfa: { step: 'recover', factors } };
     }
   }

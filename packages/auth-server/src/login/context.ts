@@ -1,9 +1,11 @@
 // What every part of the login path shares: the service's parts (`LoginDeps`, handed in by
 // `startAuthServer`), the redirect policy and the MFA store built from them, and the records the
 // path keeps between requests.
+import type { Struct } from '@metamask/superstruct';
 import type { AuthLoginConfig, FactorStep, KeyExportPolicy, MfaFactor } from '@portico/auth';
 import type { AttemptLimiter } from '../attempts.ts';
 import type { AuditLog } from '../audit.ts';
+import { parseBody } from '../body.ts';
 import type { Envelope } from '../envelope.ts';
 import type { KeyService, TokenSigner } from '../keys.ts';
 import type { LoginEvent } from '../login-event.ts';
@@ -109,13 +111,15 @@ export interface RecoverMfa {
 /** A login stopped for MFA setup, kept (sealed) until the setup or skip call. */
 export interface PendingState {
   provider: string;
+  /** The resolved login (a passkey's names the account's own verifier, which the provider does not). */
+  target?: ResolvedProvider;
   identity: Identity;
   skippable: boolean;
 }
 
 export type { Grant } from '../grant.ts';
 
-/** An answer of the login API: status and JSON body. */
+/** An answer of the login API: status and JSON body (errors are thrown, answered by the server). */
 export type Answer = [number, unknown];
 
 /** One API route: the request body in, the answer out. */
@@ -125,3 +129,11 @@ export type Route = (
   path: string,
   client: ClientInfo,
 ) => Promise<Answer>;
+
+/** A route whose body is checked against `schema` (400 `INVALID_BODY` naming the field) before `run`. */
+export function route<T>(
+  schema: Struct<T, unknown>,
+  run: (ctx: LoginContext, body: T, path: string, client: ClientInfo) => Promise<Answer>,
+): Route {
+  return (ctx, body, path, client) => run(ctx, parseBody(schema, body), path, client);
+}

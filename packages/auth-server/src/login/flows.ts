@@ -18,10 +18,11 @@ export async function putFlow(ctx: LoginContext, flow: Flow, id = newFlowId()): 
 
 export async function takeFlow(ctx: LoginContext, id: string | null): Promise<Flow> {
   const { store, envelope, now } = ctx.deps;
-  if (!id || !/^[0-9a-f]{48}$/.test(id)) throw new HttpError(400, 'Missing or malformed login state');
+  if (!id || !/^[0-9a-f]{48}$/.test(id))
+    throw new HttpError(400, 'LOGIN_STATE_INVALID', 'Missing or malformed login state');
   const name = `flow:${id}`;
   const sealed = await store.getSession(name, now());
   if (!sealed || !(await store.deleteSession(name)))
-    throw new HttpError(400, 'Login state unknown, used or expired');
+    throw new HttpError(400, 'LOGIN_STATE_INVALID', 'Login state unknown, used or expired');
   return openJson<Flow>(envelope, name, sealed);
 }

@@ -1,12 +1,15 @@
 // The login page's and the library's `/api/login/*` and `/api/dev-login` calls, and the OpenID
 // callback: from the parked request to a provider, and from its answer to the app.
-import { encodeB64Params, type LoginRequest, storeKeyOf } from '@portico/auth';
+import { encodeB64Params, type LoginRequest } from '@portico/auth';
+import { storeKeyOf } from '@portico/auth/protocol';
+import { field, fields, loginId, optional, string } from '../body.ts';
 import { HttpError } from '../http.ts';
 import { pageWhiteLabel } from '../page-view.ts';
 import { VerifierError } from '../verifiers/types.ts';
 import { complete } from './complete.ts';
-import type { LoginContext, PendingMfa, RecoverMfa, Route } from './context.ts';
+import { type LoginContext, type PendingMfa, type RecoverMfa, type Route, route } from './context.ts';
 import { newFlowId, putFlow, takeFlow } from './flows.ts';
+import { passkeyStep } from './passkey-routes.ts';
 import { extraFor, providersFor, readRequest, resolveProvider, resultUrl } from './request.ts';
 
 /** Starts a login with a provider: the URL the page goes to next. */
@@ -15,14 +18,23 @@ async function authorize(
   loginId: string,
   request: LoginRequest,
   provider: string,
-): Promise<{ url: string } | { devState: string } | { mfa: PendingMfa | RecoverMfa }> {
+): Promise<
+  | { url: string }
+  | { devState: string }
+  | { mfa: PendingMfa | RecoverMfa }
+  | { passkey: { link: boolean; register: boolean } }
+> {
   const { verifierConfigs, jwtVerifiers, oidcVerifiers, sdkUrl } = ctx.deps;
   const target = resolveProvider(ctx, request, provider);
   const config = verifierConfigs.get(target.authVerifier);
   if (config?.type === 'jwt') {
     const token = request.params.extraLoginOptions?.id_token;
     if (!token)
-      throw new HttpError(400, `Verifier "${target.authVerifier}" needs extraLoginOptions.id_token`);
+      throw new HttpError(
+        400,
+        'PROVIDER_INVALID',
+        `Verifier "${target.authVerifier}" needs extraLoginOptions.id_token`,
+      );
     const identity = await jwtVerifiers.get(target.authVerifier)!.verify(token, extraFor(request, target));
     const done = await complete(ctx, loginId, request, target, identity, undefined, true);
     return 'mfa' in done ? { mfa: done.mfa } : { url: done.redirect };
@@ -35,8 +47,10 @@ async function authorize(
     await putFlow(ctx, { loginId, provider, oidc: flow }, flowId);
     return { url };
   }
+  // Passkeys: the page runs the WebAuthn ceremony (/api/login/passkey/*).
+  if (config?.type === 'passkey') return { passkey: await passkeyStep(ctx, loginId, config) };
   if (config?.type === 'aggregate')
-    throw new HttpError(400, `Verifier "${target.authVerifier}" is an aggregate`);
+    throw new HttpError(400, 'PROVIDER_INVALID', `Verifier "${target.authVerifier}" is an aggregate`);
   // Development login (configured `dev` verifier, or devLogin for an unconfigured one).
   return { devState: await putFlow(ctx, { loginId, provider, dev: true }) };
 }
@@ -69,7 +83,9 @@ export async function callbackRedirect(ctx: LoginContext, url: URL): Promise<str
   }
 }
 
-const request: Route = async (ctx, body) => {
+const LOGIN = fields({ loginId });
+
+const request = route(LOGIN, async (ctx, body) => {
   const parked = await readRequest(ctx, body.loginId);
   return [
     200,
@@ -80,37 +96,38 @@ const request: Route = async (ctx, body) => {
       redirectUrl: parked.options.redirectUrl,
     },
   ];
-};
+});
 
-const authorizeRoute: Route = async (ctx, body) => {
+const authorizeRoute = route(fields({ loginId, provider: optional(string) }), async (ctx, body) => {
   const parked = await readRequest(ctx, body.loginId);
-  const provider = typeof body.provider === 'string' ? body.provider : parked.params.loginProvider;
-  if (!provider) throw new HttpError(400, 'provider is required');
+  const provider = body.provider ?? parked.params.loginProvider;
+  if (!provider) throw new HttpError(400, 'PROVIDER_INVALID', 'provider is required');
   try {
-    return [200, await authorize(ctx, body.loginId as string, parked, provider)];
+    return [200, await authorize(ctx, body.loginId, parked, provider)];
   } catch (err) {
     if (!(err instanceof VerifierError)) throw err;
     return [200, { url: resultUrl(ctx, parked, { error: err.message, code: err.code }) }];
   }
-};
+});
 
-const cancel: Route = async (ctx, body) => {
+const cancel = route(LOGIN, async (ctx, body) => {
   const parked = await readRequest(ctx, body.loginId);
-  await ctx.deps.store.deleteSession(storeKeyOf(body.loginId as string));
+  await ctx.deps.store.deleteSession(storeKeyOf(body.loginId));
   return [200, { url: resultUrl(ctx, parked, { error: 'User cancelled.', code: 'USER_CANCELLED' }) }];
-};
+});
 
-const jwt: Route = async (ctx, body, _path, client) => {
+const jwt = route(LOGIN, async (ctx, body, _path, client) => {
   const parked = await readRequest(ctx, body.loginId);
   const provider = parked.params.loginProvider ?? 'jwt';
   const target = resolveProvider(ctx, parked, provider);
   const verifier = ctx.deps.jwtVerifiers.get(target.authVerifier);
-  if (!verifier) throw new HttpError(400, `Verifier "${target.authVerifier}" is not a JWT verifier`);
+  if (!verifier)
+    throw new HttpError(400, 'PROVIDER_INVALID', `Verifier "${target.authVerifier}" is not a JWT verifier`);
   const token = parked.params.extraLoginOptions?.id_token;
-  if (!token) throw new HttpError(400, 'extraLoginOptions.id_token is required');
+  if (!token) throw new HttpError(400, 'PROVIDER_INVALID', 'extraLoginOptions.id_token is required');
   try {
     const identity = await verifier.verify(token, extraFor(parked, target));
-    const done = await complete(ctx, body.loginId as string, parked, target, identity);
+    const done = await complete(ctx, body.loginId, parked, target, identity);
     return [200, 'mfa' in done ? { mfa: done.mfa } : { sessionId: done.sessionId }];
   } catch (err) {
     if (err instanceof VerifierError) {
@@ -122,27 +139,30 @@ const jwt: Route = async (ctx, body, _path, client) => {
         address: client.address,
         reason: err.message,
       });
-      return [401, { error: err.message, code: err.code }];
     }
     throw err;
   }
-};
+});
 
-const devLogin: Route = async (ctx, body) => {
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+const DEV_LOGIN = fields({
+  state: string,
+  email: field<string>('an email address', (v) => typeof v === 'string' && EMAIL.test(v.trim())),
+  name: optional(string),
+});
+
+const devLoginSubmit = route(DEV_LOGIN, async (ctx, body) => {
   const { verifierConfigs } = ctx.deps;
-  if (!ctx.deps.devLogin && ![...verifierConfigs.values()].some((c) => c.type === 'dev')) {
-    throw new HttpError(404, 'Development login is off');
-  }
-  const flow = await takeFlow(ctx, typeof body.state === 'string' ? body.state : null);
+  const flow = await takeFlow(ctx, body.state);
   const parked = await readRequest(ctx, flow.loginId);
-  const email = typeof body.email === 'string' ? body.email.trim().toLowerCase() : '';
-  if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new HttpError(400, 'A valid email is required');
+  const email = body.email.trim().toLowerCase();
   const target = resolveProvider(ctx, parked, flow.provider);
   const config = verifierConfigs.get(target.authVerifier);
   if (!flow.dev || flow.oidc || (config ? config.type !== 'dev' : !ctx.deps.devLogin)) {
-    throw new HttpError(403, 'This login cannot be completed by the development login');
+    throw new HttpError(403, 'DEV_LOGIN_REFUSED', 'This login cannot be completed by the development login');
   }
-  const name = typeof body.name === 'string' && body.name.trim() ? body.name.trim() : email.split('@')[0];
+  const name = body.name?.trim() || email.split('@')[0];
   const done = await complete(
     ctx,
     flow.loginId,
@@ -153,6 +173,15 @@ const devLogin: Route = async (ctx, body) => {
     true,
   );
   return [200, 'mfa' in done ? { mfa: done.mfa } : { url: done.redirect }];
+});
+
+/** The development login's form, answered only where it is on (its body is checked after that). */
+const devLogin: Route = (ctx, body, path, client) => {
+  const { verifierConfigs } = ctx.deps;
+  if (!ctx.deps.devLogin && ![...verifierConfigs.values()].some((c) => c.type === 'dev')) {
+    throw new HttpError(404, 'DEV_LOGIN_OFF', 'Development login is off');
+  }
+  return devLoginSubmit(ctx, body, path, client);
 };
 
 export const loginRoutes: Record<string, Route> = {

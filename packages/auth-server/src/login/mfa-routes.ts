@@ -1,25 +1,28 @@
 // The `/api/mfa/*` calls: the setup step of a login (pending, setup, skip), the page's recovery
-// screen (recover), and a logged-in session's MFA calls signed by its sessionId (social, device,
-// revoke).
+// screen (recover), and a logged-in session's MFA calls signed by its sessionId (social, factor,
+// confirm, device, revoke).
 
-import {
-  checkSetupChoice,
-  DEFAULT_MFA_SETTINGS,
-  type KeyShare,
-  MFA_FACTORS,
-  type MfaFactor,
-  mfaProofMessage,
-  storeKeyOf,
-  verifyStoreMessage,
-} from '@portico/auth';
+import { DEFAULT_MFA_SETTINGS, MFA_FACTORS, type MfaFactor } from '@portico/auth';
+import { checkSetupChoice, mfaProofMessage, storeKeyOf, verifyStoreMessage } from '@portico/auth/protocol';
 import { type AttemptSubjects, TooManyAttemptsError } from '../attempts.ts';
 import { newAuthenticator } from '../authenticator.ts';
+import { fields, InvalidBodyError, listOf, loginId, oneOf, optional, signedCall, string } from '../body.ts';
 import { enrolmentName } from '../factors/authenticator.ts';
-import { FACTORS, type FactorModule, typedFactorOf } from '../factors/index.ts';
+import {
+  type CheckResult,
+  FACTORS,
+  type FactorModule,
+  SETUP_FIELDS,
+  SOCIAL_LOGIN,
+  TYPED_FACTOR_PAYLOAD,
+  typedFactorOf,
+} from '../factors/index.ts';
+import { passkeyFactorRoute } from '../factors/passkey.ts';
 import { HttpError } from '../http.ts';
+import { markSecondFactor } from '../second-factor.ts';
 import { complete, pendingFor, type SetupRequest } from './complete.ts';
 import type { Answer, Grant, LoginContext, PendingState, Route } from './context.ts';
-import { FLOW_TTL_MS } from './context.ts';
+import { FLOW_TTL_MS, route } from './context.ts';
 import { readRequest, resolveProvider } from './request.ts';
 import { openJson, sealJson } from './sealed.ts';
 
@@ -27,25 +30,30 @@ async function takePending(ctx: LoginContext, loginId: string, remove: boolean):
   const { store, envelope, now } = ctx.deps;
   const name = `mfa-pending:${storeKeyOf(loginId)}`;
   const sealed = await store.getSession(name, now());
-  if (!sealed) throw new HttpError(404, 'No MFA step pending for this login');
+  if (!sealed) throw new HttpError(404, 'MFA_NOT_PENDING', 'No MFA step pending for this login');
   const pending = openJson<PendingState>(envelope, name, sealed);
   if (remove) await store.deleteSession(name);
   return pending;
 }
 
+/** A session-signed MFA call, as checked by its route's schema. */
+interface SignedBody {
+  key: string;
+  signature: string;
+  payload?: unknown;
+  proof?: string;
+}
+
 /** Checks a session-signed MFA call: the signature by the sessionId and the session's grant. */
-async function grantFor(ctx: LoginContext, path: string, body: Record<string, unknown>): Promise<Grant> {
+async function grantFor(ctx: LoginContext, path: string, body: SignedBody): Promise<Grant> {
   const { store, envelope, now } = ctx.deps;
   const { key, signature, payload } = body;
-  if (typeof key !== 'string' || !/^04[0-9a-f]{128}$/.test(key) || typeof signature !== 'string') {
-    throw new HttpError(400, 'key and signature are required');
-  }
   if (!verifyStoreMessage(key, `${path}:${JSON.stringify(payload ?? {})}`, signature)) {
-    throw new HttpError(401, 'Bad signature');
+    throw new HttpError(401, 'BAD_SIGNATURE', 'Bad signature');
   }
   const name = `mfa-grant:${key}`;
   const sealed = await store.getSession(name, now());
-  if (!sealed) throw new HttpError(403, 'No MFA session: log in again');
+  if (!sealed) throw new HttpError(403, 'MFA_SESSION_REQUIRED', 'No MFA session: log in again');
   return openJson<Grant>(envelope, name, sealed);
 }
 
@@ -54,93 +62,99 @@ async function grantFor(ctx: LoginContext, path: string, body: Record<string, un
  * `proof`, the call signed by the rebuilt coreKitKey. A session that passed only the first factor
  * holds the service's share but not the key, so it has no such right.
  */
-async function secondFactorGrant(
-  ctx: LoginContext,
-  path: string,
-  body: Record<string, unknown>,
-): Promise<Grant> {
+async function secondFactorGrant(ctx: LoginContext, path: string, body: SignedBody): Promise<Grant> {
   const grant = await grantFor(ctx, path, body);
   const record = await ctx.mfaStore.load(grant.userId);
-  const message = mfaProofMessage(path, body.key as string, JSON.stringify(body.payload ?? {}));
-  if (
-    !record ||
-    typeof body.proof !== 'string' ||
-    !verifyStoreMessage(record.publicKey, message, body.proof)
-  ) {
-    throw new HttpError(403, 'This call needs the second factor: rebuild the key (complete MFA) first');
+  const message = mfaProofMessage(path, body.key, JSON.stringify(body.payload ?? {}));
+  if (!record || body.proof === undefined || !verifyStoreMessage(record.publicKey, message, body.proof)) {
+    throw new HttpError(
+      403,
+      'SECOND_FACTOR_REQUIRED',
+      'This call needs the second factor: rebuild the key (complete MFA) first',
+    );
   }
   return grant;
 }
 
-const pending: Route = async (ctx, body) => {
+const LOGIN = fields({ loginId });
+
+const pending = route(LOGIN, async (ctx, body) => {
   const { store, envelope, now } = ctx.deps;
   const request = await readRequest(ctx, body.loginId);
-  const recoverName = `mfa-recover:${storeKeyOf(body.loginId as string)}`;
+  const recoverName = `mfa-recover:${storeKeyOf(body.loginId)}`;
   const recover = await store.getSession(recoverName, now());
   if (recover) {
     const { factors } = openJson<{ factors: MfaFactor[] }>(envelope, recoverName, recover);
     return [200, { step: 'recover', factors }];
   }
-  const step = await takePending(ctx, body.loginId as string, false);
-  const target = resolveProvider(ctx, request, step.provider);
+  const step = await takePending(ctx, body.loginId, false);
+  const target = step.target ?? resolveProvider(ctx, request, step.provider);
   return [200, pendingFor(ctx, request, target, step.skippable)];
-};
+});
 
-const recover: Route = async (ctx, body) => {
+const recover = route(LOGIN, async (ctx, body) => {
   const { store, envelope, now } = ctx.deps;
   await readRequest(ctx, body.loginId);
-  const name = `mfa-recover:${storeKeyOf(body.loginId as string)}`;
+  const name = `mfa-recover:${storeKeyOf(body.loginId)}`;
   const sealed = await store.getSession(name, now());
-  if (!sealed) throw new HttpError(404, 'No MFA recovery pending for this login');
+  if (!sealed) throw new HttpError(404, 'MFA_NOT_PENDING', 'No MFA recovery pending for this login');
   const { redirect: url } = openJson<{ redirect: string }>(envelope, name, sealed);
   await store.deleteSession(name);
-  await store.deleteSession(storeKeyOf(body.loginId as string));
+  await store.deleteSession(storeKeyOf(body.loginId));
   return [200, { url }];
-};
+});
 
-const skip: Route = async (ctx, body) => {
+const skip = route(LOGIN, async (ctx, body) => {
   const request = await readRequest(ctx, body.loginId);
-  const step = await takePending(ctx, body.loginId as string, false);
-  if (!step.skippable) throw new HttpError(403, 'MFA setup is mandatory for this app (mfaLevel "mandatory")');
-  await takePending(ctx, body.loginId as string, true);
-  const target = resolveProvider(ctx, request, step.provider);
-  const done = await complete(ctx, body.loginId as string, request, target, step.identity, { skipped: true });
-  if ('mfa' in done) throw new HttpError(500, 'unexpected MFA step');
+  const step = await takePending(ctx, body.loginId, false);
+  if (!step.skippable)
+    throw new HttpError(
+      403,
+      'MFA_SETUP_REQUIRED',
+      'MFA setup is mandatory for this app (mfaLevel "mandatory")',
+    );
+  await takePending(ctx, body.loginId, true);
+  const target = step.target ?? resolveProvider(ctx, request, step.provider);
+  const done = await complete(ctx, body.loginId, request, target, step.identity, { skipped: true });
+  if ('mfa' in done) throw new HttpError(500, 'INTERNAL_ERROR', 'unexpected MFA step');
   return [200, { sessionId: done.sessionId, url: done.redirect }];
-};
+});
 
 /**
  * The setup screen's authenticator step: a new secret for this login, kept (sealed) until setup,
  * and what the user scans. Asked again, it makes a new one (the last one counts).
  */
-const authenticator: Route = async (ctx, body) => {
+const authenticator = route(LOGIN, async (ctx, body) => {
   const { store, envelope, now } = ctx.deps;
   const request = await readRequest(ctx, body.loginId);
-  const step = await takePending(ctx, body.loginId as string, false);
+  const step = await takePending(ctx, body.loginId, false);
   const settings = request.options.mfaSettings ?? DEFAULT_MFA_SETTINGS;
   if (!settings.authenticatorFactor?.enable) {
-    throw new HttpError(400, 'MFA factor authenticatorFactor is not enabled by this app');
+    throw new HttpError(
+      400,
+      'MFA_SETUP_INVALID',
+      'MFA factor authenticatorFactor is not enabled by this app',
+    );
   }
   const issuer = request.options.whiteLabel?.appName || 'Portico';
   const made = newAuthenticator(issuer, step.identity.email || step.identity.verifierId);
-  const name = enrolmentName(body.loginId as string);
+  const name = enrolmentName(body.loginId);
   await store.deleteSession(name);
   await store.putSession(name, sealJson(envelope, name, { secret: made.secret }), now() + FLOW_TTL_MS);
   return [200, { uri: made.uri, qrSvg: made.qrSvg }];
-};
+});
 
-const setup: Route = async (ctx, body) => {
+const SETUP = fields({ loginId, factors: listOf(oneOf<MfaFactor>(MFA_FACTORS)), ...SETUP_FIELDS });
+
+const setup = route(SETUP, async (ctx, body) => {
   const request = await readRequest(ctx, body.loginId);
-  const step = await takePending(ctx, body.loginId as string, false);
-  const target = resolveProvider(ctx, request, step.provider);
-  const factors = Array.isArray(body.factors) ? (body.factors as unknown[]) : [];
-  if (!factors.every((f): f is MfaFactor => MFA_FACTORS.includes(f as MfaFactor))) {
-    throw new HttpError(400, `factors: a list of ${MFA_FACTORS.join(', ')}`);
-  }
+  const step = await takePending(ctx, body.loginId, false);
+  const target = step.target ?? resolveProvider(ctx, request, step.provider);
+  const { factors } = body;
   try {
     checkSetupChoice(request.options.mfaSettings ?? DEFAULT_MFA_SETTINGS, { factors });
   } catch (err) {
-    throw new HttpError(400, (err as Error).message);
+    throw new HttpError(400, 'MFA_SETUP_INVALID', (err as Error).message);
   }
   // Each factor's setup step (src/factors/) checks what the user gave before anything changes.
   const input: SetupRequest = { factors };
@@ -149,7 +163,7 @@ const setup: Route = async (ctx, body) => {
       input,
       await FACTORS[factor].prepare?.({
         ctx,
-        loginId: body.loginId as string,
+        loginId: body.loginId,
         request,
         target,
         pending: step,
@@ -157,11 +171,11 @@ const setup: Route = async (ctx, body) => {
       }),
     );
   }
-  await takePending(ctx, body.loginId as string, true);
-  const done = await complete(ctx, body.loginId as string, request, target, step.identity, {
+  await takePending(ctx, body.loginId, true);
+  const done = await complete(ctx, body.loginId, request, target, step.identity, {
     setup: input,
   });
-  if ('mfa' in done) throw new HttpError(500, 'unexpected MFA step');
+  if ('mfa' in done) throw new HttpError(500, 'INTERNAL_ERROR', 'unexpected MFA step');
   return [
     200,
     {
@@ -171,12 +185,7 @@ const setup: Route = async (ctx, body) => {
       backupPhrase: done.setup?.backupPhrase,
     },
   ];
-};
-
-/** The answer to a typed factor while the user or the address must wait: 429, and when to try again. */
-function tooMany(err: TooManyAttemptsError): Answer {
-  return [429, { error: err.message, code: 'TOO_MANY_ATTEMPTS', retryAfter: err.retryAfterSeconds }];
-}
+});
 
 /**
  * Runs a typed-factor check under the attempt limits: refused while a wait runs (a right guess
@@ -186,7 +195,7 @@ async function limitedFactor(
   ctx: LoginContext,
   subjects: AttemptSubjects,
   factor: string,
-  check: () => Promise<{ share: KeyShare } | { status: number; error: string }>,
+  check: () => Promise<CheckResult>,
 ): Promise<Answer> {
   const { attempts, audit, now } = ctx.deps;
   const where = { factor, address: subjects.address };
@@ -197,7 +206,7 @@ async function limitedFactor(
       outcome: 'refused',
       reason: gate.error.message,
     });
-    return tooMany(gate.error);
+    throw gate.error;
   }
   const result = await check();
   if ('share' in result) {
@@ -205,20 +214,19 @@ async function limitedFactor(
     await audit.record('mfa.factor', subjects.userId, { ...where, outcome: 'success' });
     return [200, { share: result.share }];
   }
-  await audit.record('mfa.factor', subjects.userId, { ...where, outcome: 'failure', reason: result.error });
+  await audit.record('mfa.factor', subjects.userId, { ...where, outcome: 'failure', reason: result.message });
   if (gate.notBefore > now()) {
-    await audit.record('attempts.locked', subjects.userId, { ...where, until: gate.notBefore });
+    await audit.record('attempts.locked', subjects.userId, {
+      ...where,
+      until: gate.notBefore,
+      subject: gate.locks,
+    });
     const wait = new TooManyAttemptsError(gate.notBefore, Math.ceil((gate.notBefore - now()) / 1000));
-    return [
-      result.status,
-      {
-        error: `${result.error}. ${wait.message}`,
-        code: 'MFA_FACTOR_INVALID',
-        retryAfter: wait.retryAfterSeconds,
-      },
-    ];
+    throw new HttpError(result.status, 'MFA_FACTOR_INVALID', `${result.message}. ${wait.message}`, {
+      details: { retryAfter: wait.retryAfterSeconds },
+    });
   }
-  return [result.status, { error: result.error, code: 'MFA_FACTOR_INVALID' }];
+  throw new HttpError(result.status, 'MFA_FACTOR_INVALID', result.message);
 }
 
 /** A typed factor's check under the attempt limits, by its module. */
@@ -231,7 +239,7 @@ async function typedFactor(
 ): Promise<Answer> {
   const check = module.check!;
   const record = await ctx.mfaStore.load(grant.userId);
-  if (!record) throw new HttpError(404, 'MFA is not enabled for this user');
+  if (!record) throw new HttpError(404, 'MFA_NOT_ENABLED', 'MFA is not enabled for this user');
   check.ready(record);
   return limitedFactor(ctx, { userId: grant.userId, address }, check.auditName, () =>
     check.open(ctx, record, value, grant),
@@ -239,55 +247,90 @@ async function typedFactor(
 }
 
 /** The social-backup login as a factor (`payload`: `{verifier, id_token}` of the second verifier). */
-const social: Route = async (ctx, body, path, client) => {
+const social = route(signedCall(SOCIAL_LOGIN), async (ctx, body, path, client) => {
   const grant = await grantFor(ctx, path, body);
   return typedFactor(ctx, grant, FACTORS.socialBackupFactor, body.payload, client.address);
-};
+});
 
 /**
  * A typed second factor, checked here where attempts are counted: `{password}` opens the sealed
  * password share (never handed to a session), `{backupPhrase}` must rebuild the recorded key with
  * the service's share. The answer is the factor's share; nothing typed is stored or logged.
  */
-const factor: Route = async (ctx, body, path, client) => {
+const factor = route(signedCall(TYPED_FACTOR_PAYLOAD), async (ctx, body, path, client) => {
   const grant = await grantFor(ctx, path, body);
-  const payload = (body.payload ?? {}) as Record<string, unknown>;
-  const module = typedFactorOf(payload);
-  if (!module) {
-    throw new HttpError(400, 'payload must be {password}, {backupPhrase} or {authenticatorCode}');
+  const found = typedFactorOf(body.payload);
+  if (!found) {
+    throw new InvalidBodyError(
+      'payload',
+      'payload must be {password}, {backupPhrase}, {authenticatorCode}, {passkeyAssertion} or {socialBackup}',
+    );
   }
-  return typedFactor(ctx, grant, module, payload[module.check!.field], client.address);
-};
+  return typedFactor(ctx, grant, found.module, found.value, client.address);
+});
 
-const device: Route = async (ctx, body, path) => {
+/** The typed factors `/api/mfa/confirm` takes: those checked from the MFA record and the user id alone. */
+const CONFIRMABLE: readonly MfaFactor[] = ['passwordFactor', 'backUpShareFactor', 'authenticatorFactor'];
+
+/**
+ * A typed second factor checked for a session, marking its chain as having passed it (see
+ * ../second-factor.ts). Nothing is answered but `ok`: under export policy `user` or `off` the app
+ * holds no share, and this call hands it none.
+ */
+const confirm = route(signedCall(TYPED_FACTOR_PAYLOAD), async (ctx, body, path, client) => {
+  const { chains, envelope, store, now } = ctx.deps;
+  const payloadJson = JSON.stringify(body.payload ?? {});
+  const chain = await chains.caller(body.key, () => `${path}:${payloadJson}`, body.signature, now());
+  const found = typedFactorOf(body.payload);
+  if (!found || !CONFIRMABLE.includes(found.module.key)) {
+    throw new InvalidBodyError(
+      'payload',
+      'payload must be {password}, {backupPhrase} or {authenticatorCode}',
+    );
+  }
+  const claims = openJson<{ verifier: string }>(envelope, `chain-claims:${chain.id}`, chain.claims);
+  await typedFactor(
+    ctx,
+    { userId: chain.userId, keyVerifier: claims.verifier },
+    found.module,
+    found.value,
+    client.address,
+  );
+  await markSecondFactor(store, chain);
+  return [200, { ok: true }];
+});
+
+const device = route(signedCall(optional(fields({}))), async (ctx, body, path) => {
   const grant = await secondFactorGrant(ctx, path, body);
   let added: Awaited<ReturnType<typeof ctx.mfaStore.addDevice>>;
   try {
     added = await ctx.mfaStore.addDevice(grant.userId);
   } catch (err) {
-    throw new HttpError(400, (err as Error).message);
+    throw new HttpError(400, 'MFA_FACTOR_NOT_SET_UP', (err as Error).message, { cause: err });
   }
   await ctx.deps.audit.record('mfa.device.added', grant.userId, { deviceId: added.deviceId });
   return [200, added];
-};
+});
 
-const revoke: Route = async (ctx, body, path) => {
+const revoke = route(signedCall(fields({ deviceId: string })), async (ctx, body, path) => {
   const grant = await secondFactorGrant(ctx, path, body);
-  const deviceId = (body.payload as { deviceId?: unknown } | undefined)?.deviceId;
-  if (typeof deviceId !== 'string') throw new HttpError(400, 'payload.deviceId is required');
-  const ok = await ctx.mfaStore.revokeDevice(grant.userId, deviceId);
-  if (ok) await ctx.deps.audit.record('mfa.device.revoked', grant.userId, { deviceId });
-  return ok ? [200, { ok: true }] : [404, { error: 'No such device, or already revoked' }];
-};
+  const { deviceId } = body.payload;
+  if (!(await ctx.mfaStore.revokeDevice(grant.userId, deviceId)))
+    throw new HttpError(404, 'DEVICE_NOT_FOUND', 'No such device, or already revoked');
+  await ctx.deps.audit.record('mfa.device.revoked', grant.userId, { deviceId });
+  return [200, { ok: true }];
+});
 
 export const mfaRoutes: Record<string, Route> = {
   '/api/mfa/pending': pending,
   '/api/mfa/recover': recover,
+  '/api/mfa/passkey': passkeyFactorRoute,
   '/api/mfa/skip': skip,
   '/api/mfa/setup': setup,
   '/api/mfa/authenticator': authenticator,
   '/api/mfa/social': social,
   '/api/mfa/factor': factor,
+  '/api/mfa/confirm': confirm,
   '/api/mfa/device': device,
   '/api/mfa/revoke': revoke,
 };

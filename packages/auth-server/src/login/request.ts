@@ -1,15 +1,13 @@
 // The parked login request: reading and checking it, the provider it names, the providers the
 // page lists, and the result URL the login ends on.
 import {
-  decryptJson,
   type ExtraLoginOptions,
   encodeB64Params,
   type LoginRequest,
   normalizeInitParams,
-  ownValue,
-  storeKeyOf,
   validateLoginParams,
 } from '@portico/auth';
+import { decryptJson, ownValue, storeKeyOf } from '@portico/auth/protocol';
 import { HttpError } from '../http.ts';
 import { isServiceDonePage, redirectRefusal, relayOriginRefusal, unusableRedirect } from '../redirects.ts';
 import type { LoginContext, ResolvedProvider } from './context.ts';
@@ -21,14 +19,15 @@ const STATE = /^[A-Za-z0-9_-]{16,128}$/;
 export async function readRequest(ctx: LoginContext, loginId: unknown): Promise<LoginRequest> {
   const { store, now, sdkUrl } = ctx.deps;
   if (typeof loginId !== 'string' || !HEX_PRIV.test(loginId))
-    throw new HttpError(400, 'loginId must be 64 hex characters');
+    throw new HttpError(400, 'INVALID_BODY', 'loginId must be 64 hex characters');
   const stored = await store.getSession(storeKeyOf(loginId), now());
-  if (!stored) throw new HttpError(404, 'Login request not found or expired: start the login again');
+  if (!stored)
+    throw new HttpError(404, 'LOGIN_NOT_FOUND', 'Login request not found or expired: start the login again');
   let request: LoginRequest;
   try {
     request = decryptJson<LoginRequest>(loginId, stored);
   } catch {
-    throw new HttpError(400, 'Login request could not be decrypted');
+    throw new HttpError(400, 'LOGIN_REQUEST_INVALID', 'Login request could not be decrypted');
   }
   // The request comes from the app: validate it like the library does.
   let params: ReturnType<typeof normalizeInitParams>['params'];
@@ -37,15 +36,15 @@ export async function readRequest(ctx: LoginContext, loginId: unknown): Promise<
     ({ params } = normalizeInitParams({ ...request.options, sdkUrl: undefined, redirectUrl: undefined }));
     loginParams = validateLoginParams(request.params, params);
   } catch (err) {
-    throw new HttpError(400, (err as Error).message);
+    throw new HttpError(400, 'LOGIN_REQUEST_INVALID', (err as Error).message);
   }
   if (typeof request.options?.redirectUrl !== 'string' || !URL.canParse(request.options.redirectUrl)) {
-    throw new HttpError(400, 'Login request has no valid redirectUrl');
+    throw new HttpError(400, 'LOGIN_REQUEST_INVALID', 'Login request has no valid redirectUrl');
   }
   const unusable = unusableRedirect(request.options.redirectUrl);
-  if (unusable) throw new HttpError(400, unusable);
+  if (unusable) throw new HttpError(400, 'LOGIN_REQUEST_INVALID', unusable);
   const refusal = redirectRefusal(ctx.redirectPolicy, params.clientId, request.options.redirectUrl);
-  if (refusal) throw new HttpError(403, refusal);
+  if (refusal) throw new HttpError(403, 'REDIRECT_NOT_ALLOWED', refusal);
   const deviceId = request.mfa?.deviceId;
   const origin =
     typeof request.origin === 'string' && URL.canParse(request.origin)
@@ -55,7 +54,7 @@ export async function readRequest(ctx: LoginContext, loginId: unknown): Promise<
   // must be one the client id may send results to, as a redirect's would.
   if (origin && isServiceDonePage(ctx.redirectPolicy, request.options.redirectUrl)) {
     const relayRefused = relayOriginRefusal(ctx.redirectPolicy, params.clientId, origin);
-    if (relayRefused) throw new HttpError(403, relayRefused);
+    if (relayRefused) throw new HttpError(403, 'REDIRECT_NOT_ALLOWED', relayRefused);
   }
   return {
     options: { ...params, sdkUrl, redirectUrl: request.options.redirectUrl },
@@ -85,6 +84,7 @@ export function resolveProvider(
     if (aggregate?.type !== 'aggregate' || !aggregate.subVerifiers.includes(sub)) {
       throw new HttpError(
         400,
+        'PROVIDER_INVALID',
         `Verifier "${keyVerifier}" is not an aggregate verifier with sub-verifier "${sub}"`,
       );
     }
@@ -92,9 +92,17 @@ export function resolveProvider(
   }
   const config = verifierConfigs.get(authVerifier);
   if (!config && !devLogin)
-    throw new HttpError(400, `Verifier "${authVerifier}" is not configured on this auth service`);
+    throw new HttpError(
+      400,
+      'PROVIDER_INVALID',
+      `Verifier "${authVerifier}" is not configured on this auth service`,
+    );
   if (config?.type === 'oidc' && entry && entry.clientId !== config.clientId) {
-    throw new HttpError(400, `loginConfig.${provider}.clientId does not match verifier "${authVerifier}"`);
+    throw new HttpError(
+      400,
+      'PROVIDER_INVALID',
+      `loginConfig.${provider}.clientId does not match verifier "${authVerifier}"`,
+    );
   }
   return { provider, keyVerifier, authVerifier, typeOfLogin: entry?.typeOfLogin ?? provider, entry };
 }
@@ -140,13 +148,14 @@ export function providersFor(
       .map(([id, e]) => ({ id, name: e.name ?? id, typeOfLogin: e.typeOfLogin }));
   }
   const list = [...verifierConfigs]
-    .filter(([, c]) => c.type === 'oidc' || c.type === 'dev')
+    .filter(([, c]) => c.type === 'oidc' || c.type === 'dev' || c.type === 'passkey')
     .map(([id, c]) => ({
       id,
-      name: (c as { name?: string }).name ?? id,
-      typeOfLogin: c.type === 'oidc' ? 'oidc' : 'dev',
+      name: (c as { name?: string }).name ?? (c.type === 'passkey' ? 'Passkey' : id),
+      typeOfLogin: c.type,
     }));
-  if (list.length === 0 && devLogin)
+  // A passkey verifier alone does not hide the development login's button.
+  if (devLogin && list.every((p) => p.typeOfLogin === 'passkey'))
     list.push({ id: 'portico-dev', name: 'Development login', typeOfLogin: 'dev' });
   return list;
 }

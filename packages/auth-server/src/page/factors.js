@@ -3,6 +3,7 @@
 // library receives). The service's half is src/factors/, the library's src/mfa-factors.ts.
 import { $, field, post } from './page.js';
 import { t } from './strings.js';
+import { authenticationJson, creationOptions, registrationJson, requestOptions } from './webauthn.js';
 
 /**
  * @typedef {{
@@ -11,7 +12,13 @@ import { t } from './strings.js';
  *   send?: { field: string, read: () => string },
  *   libraryOnly?: true,
  * }} SetupStep
- * @typedef {{ input: string, label: string, field: string, read: (value: string) => string | undefined }} RecoverStep
+ * @typedef {{
+ *   input: string,
+ *   label: string,
+ *   field: string,
+ *   read: (value: string) => string | undefined,
+ *   prepare?: (loginId: string) => Promise<string>,
+ * }} RecoverStep
  * @typedef {{ setup?: SetupStep, recover?: RecoverStep }} PageFactor
  */
 
@@ -23,6 +30,48 @@ async function enrolAuthenticator(loginId) {
   /** @type {HTMLImageElement} */ ($('mfa-authenticator-qr')).src =
     `data:image/svg+xml;base64,${btoa(qrSvg)}`;
   field('mfa-authenticator-uri').value = uri;
+}
+
+/** The passkey factor's setup: the device makes a passkey for this account (the service checks it at setup). */
+async function enrolPasskey(loginId) {
+  $('mfa-passkey-note').textContent = t('passkeyFactorNote');
+  const button = /** @type {HTMLButtonElement} */ ($('mfa-passkey-create'));
+  button.textContent = t('passkeyLinkCreate');
+  button.onclick = async () => {
+    const error = $('mfa-setup-error');
+    error.hidden = true;
+    try {
+      const { challengeId, options } = await post('/api/mfa/passkey', { loginId, mode: 'register' });
+      const credential = /** @type {PublicKeyCredential | null} */ (
+        await navigator.credentials.create({ publicKey: creationOptions(options) })
+      );
+      if (!credential) throw new Error(t('passkeyCancelled'));
+      field('mfa-passkey-answer').value = JSON.stringify({
+        challengeId,
+        response: registrationJson(credential),
+      });
+      button.textContent = t('passkeyFactorDone');
+      button.disabled = true;
+    } catch (err) {
+      error.textContent = err.name === 'NotAllowedError' ? t('passkeyCancelled') : err.message;
+      error.hidden = false;
+    }
+  };
+}
+
+/** The passkey factor's recovery: the device answers a challenge made for this user; the app's library hands it on. */
+async function answerPasskey(loginId) {
+  const { challengeId, options } = await post('/api/mfa/passkey', { loginId, mode: 'login' });
+  let credential;
+  try {
+    credential = /** @type {PublicKeyCredential | null} */ (
+      await navigator.credentials.get({ publicKey: requestOptions(options) })
+    );
+  } catch (err) {
+    throw new Error(err.name === 'NotAllowedError' ? t('passkeyCancelled') : err.message);
+  }
+  if (!credential) throw new Error(t('passkeyCancelled'));
+  return JSON.stringify({ challengeId, response: authenticationJson(credential) });
 }
 
 /** A backup phrase as the service takes it: 24 words, lower case; undefined otherwise. */
@@ -59,7 +108,26 @@ export const PAGE_FACTORS = {
       read: (v) => v.trim(),
     },
   },
+  passkeysFactor: {
+    setup: {
+      panel: ['mfa-passkey'],
+      open: enrolPasskey,
+      send: { field: 'passkeyCredential', read: () => field('mfa-passkey-answer').value },
+    },
+    recover: {
+      input: 'mfa-recover-passkey',
+      label: 'recoverPasskey',
+      field: 'passkeyAssertion',
+      read: (v) => v || undefined,
+      prepare: answerPasskey,
+    },
+  },
 };
 
 /** The setup inputs to clear once they were sent. */
-export const SETUP_INPUTS = ['mfa-password', 'mfa-authenticator-code', 'mfa-authenticator-uri'];
+export const SETUP_INPUTS = [
+  'mfa-password',
+  'mfa-authenticator-code',
+  'mfa-authenticator-uri',
+  'mfa-passkey-answer',
+];

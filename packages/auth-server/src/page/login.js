@@ -3,6 +3,7 @@
 // applies the app's white label and starts the login with the chosen provider.
 import { showMfa } from './mfa.js';
 import { $, decodeB64, fail, field, post, safeUrl, show } from './page.js';
+import { showPasskey } from './passkey.js';
 import { setLanguage, t } from './strings.js';
 
 let loginId = '';
@@ -80,6 +81,7 @@ async function start(provider) {
     return;
   }
   if (next.mfa) return showMfa(next.mfa, loginId);
+  if (next.passkey) return showPasskey(next.passkey, loginId, provider);
   location.replace(next.url);
 }
 

@@ -141,7 +141,18 @@ function showRecover(step, loginId) {
     event.preventDefault();
     const error = $('mfa-recover-error');
     const recover = PAGE_FACTORS[chosen]?.recover;
-    const value = recover?.read(field(recover.input).value);
+    let raw = recover ? field(recover.input).value : '';
+    if (recover?.prepare) {
+      // A factor the device answers (a passkey): its answer is made now, on this click.
+      try {
+        raw = await recover.prepare(loginId);
+      } catch (err) {
+        error.textContent = err.message;
+        error.hidden = false;
+        return;
+      }
+    }
+    const value = recover?.read(raw);
     if (!recover || value === undefined) {
       error.textContent = t('badPhrase');
       error.hidden = false;

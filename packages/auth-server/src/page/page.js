@@ -11,6 +11,7 @@ export function show(id) {
     'loading',
     'providers',
     'dev-form',
+    'passkey',
     'mfa-setup',
     'mfa-phrase',
     'mfa-recover',
@@ -26,7 +27,9 @@ export async function post(path, body) {
     body: JSON.stringify(body),
   });
   const data = await res.json().catch(() => ({}));
-  if (!res.ok) throw new Error(data.error ?? `HTTP ${res.status}`);
+  // Error answers are `{ error: { code, message } }` (docs/http-errors.md).
+  if (!res.ok)
+    throw Object.assign(new Error(data.error?.message ?? `HTTP ${res.status}`), { code: data.error?.code });
   return data;
 }
 

@@ -10,12 +10,17 @@ import {
   type ChainDbRow,
   chainOfKeyResult,
   LIST_CHAINS_SQL,
+  type PasskeyDbRow,
   PURGE_CHAINS_SQL,
+  PUT_PASSKEY_SQL,
+  passkeyParams,
   RotateRefused,
   type Row,
   toAttempt,
   toAudit,
   toChain,
+  toPasskey,
+  USE_PASSKEY_SQL,
 } from './sql.ts';
 import {
   type AttemptRow,
@@ -28,6 +33,7 @@ import {
   type AuthStore,
   type ChainRow,
   type LiveChain,
+  type PasskeyRow,
   type SessionEntry,
 } from './types.ts';
 
@@ -120,6 +126,14 @@ export class PostgresStore implements AuthStore {
       'INSERT INTO auth_values (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
       [name, value],
     );
+  }
+  async replaceValue(name: string, expected: string, value: string): Promise<boolean> {
+    const r = await this.q('UPDATE auth_values SET value = $1 WHERE name = $2 AND value = $3', [
+      value,
+      name,
+      expected,
+    ]);
+    return r.rowCount === 1;
   }
   async deleteCoreKey(id: string): Promise<boolean> {
     return (await this.q('DELETE FROM auth_core_keys WHERE id = $1', [id])).rowCount === 1;
@@ -239,10 +253,12 @@ export class PostgresStore implements AuthStore {
     if (row) return { counted: true, failures: Number(row.failures), notBefore: Number(row.not_before) };
     return { counted: false, notBefore: (await this.getAttempts(subject))?.notBefore ?? now };
   }
-  async uncountAttempt(subject: string): Promise<void> {
-    await this.q('UPDATE auth_attempts SET failures = GREATEST(failures - 1, 0) WHERE subject = $1', [
-      subject,
-    ]);
+  async uncountAttempt(subject: string, startedWait?: number): Promise<void> {
+    await this.q(
+      `UPDATE auth_attempts SET failures = GREATEST(failures - 1, 0),
+       not_before = CASE WHEN not_before = $2::bigint THEN 0 ELSE not_before END WHERE subject = $1`,
+      [subject, startedWait ?? -1],
+    );
   }
   async getAttempts(subject: string): Promise<AttemptRow | undefined> {
     await this.ready;
@@ -296,6 +312,39 @@ export class PostgresStore implements AuthStore {
     await this.ready;
     const { sql, params } = auditWhere(filter, (n) => `$${n}`);
     return (await this.pool.query<AuditDbRow>(sql, params)).rows.map(toAudit);
+  }
+  async putPasskey(row: PasskeyRow): Promise<boolean> {
+    const r = await this.q(
+      PUT_PASSKEY_SQL((n) => `$${n}`),
+      passkeyParams(row),
+    );
+    return r.rowCount === 1;
+  }
+  async getPasskey(credentialId: string): Promise<PasskeyRow | undefined> {
+    const r = await this.q('SELECT * FROM auth_passkeys WHERE credential_id = $1', [credentialId]);
+    const row = r.rows[0] as unknown as PasskeyDbRow | undefined;
+    return row ? toPasskey(row) : undefined;
+  }
+  async listPasskeys(userHandle: string): Promise<PasskeyRow[]> {
+    const r = await this.q(
+      'SELECT * FROM auth_passkeys WHERE user_handle = $1 ORDER BY created_at, credential_id',
+      [userHandle],
+    );
+    return (r.rows as unknown as PasskeyDbRow[]).map(toPasskey);
+  }
+  async usePasskey(credentialId: string, counter: number, next: number, now: number): Promise<boolean> {
+    const r = await this.q(
+      USE_PASSKEY_SQL((n) => `$${n}`),
+      [credentialId, counter, next, now],
+    );
+    return r.rowCount === 1;
+  }
+  async deletePasskey(credentialId: string, userHandle: string): Promise<boolean> {
+    const r = await this.q('DELETE FROM auth_passkeys WHERE credential_id = $1 AND user_handle = $2', [
+      credentialId,
+      userHandle,
+    ]);
+    return r.rowCount === 1;
   }
   async close(): Promise<void> {
     await this.ready.catch(() => {});

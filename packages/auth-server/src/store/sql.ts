@@ -1,7 +1,8 @@
 // What both store backends share: the schema steps, the SQL both run (placeholders given by the
 // caller: `?n` for SQLite, `$n` for PostgreSQL) and the mapping of their rows.
 import type { SchemaStep } from '@portico/store-schema';
-import type { AttemptRow, AttemptRule, AuditFilter, AuditRow, ChainRow } from './types.ts';
+import { BaseError } from '../base-error.ts';
+import type { AttemptRow, AttemptRule, AuditFilter, AuditRow, ChainRow, PasskeyRow } from './types.ts';
 
 /**
  * The store's schema steps, applied in order (SQLite: `PRAGMA user_version`; PostgreSQL: rows of
@@ -37,6 +38,13 @@ export const AUTH_SCHEMA: readonly SchemaStep[] = [
       CREATE INDEX IF NOT EXISTS auth_session_chains_user ON auth_session_chains (user_id);
       CREATE TABLE IF NOT EXISTS auth_session_keys (key TEXT PRIMARY KEY, chain_id TEXT NOT NULL, next_key TEXT, rotated_at BIGINT);
       CREATE INDEX IF NOT EXISTS auth_session_keys_chain ON auth_session_keys (chain_id)`,
+  },
+  {
+    version: 4,
+    name: 'passkeys (WebAuthn credentials)',
+    sql: `CREATE TABLE IF NOT EXISTS auth_passkeys (credential_id TEXT PRIMARY KEY, user_handle TEXT NOT NULL, account TEXT NOT NULL,
+        public_key TEXT NOT NULL, counter BIGINT NOT NULL, transports TEXT NOT NULL, created_at BIGINT NOT NULL, last_used BIGINT NOT NULL);
+      CREATE INDEX IF NOT EXISTS auth_passkeys_user ON auth_passkeys (user_handle)`,
   },
 ];
 
@@ -90,6 +98,45 @@ export function chainOfKeyResult(r: ChainDbRow | undefined) {
     ? { chain, rotated: { nextKey: r.next_key, at: Number(r.rotated_at) } }
     : { chain };
 }
+
+export interface PasskeyDbRow {
+  credential_id: string;
+  user_handle: string;
+  account: string;
+  public_key: string;
+  counter: number | string;
+  transports: string;
+  created_at: number | string;
+  last_used: number | string;
+}
+
+export const toPasskey = (r: PasskeyDbRow): PasskeyRow => ({
+  credentialId: r.credential_id,
+  userHandle: r.user_handle,
+  account: r.account,
+  publicKey: r.public_key,
+  counter: Number(r.counter),
+  transports: JSON.parse(r.transports) as string[],
+  createdAt: Number(r.created_at),
+  lastUsed: Number(r.last_used),
+});
+
+export const PUT_PASSKEY_SQL = (p: (n: number) => string) =>
+  `INSERT INTO auth_passkeys (credential_id, user_handle, account, public_key, counter, transports, created_at, last_used)
+   VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}) ON CONFLICT (credential_id) DO NOTHING`;
+export const passkeyParams = (row: PasskeyRow): unknown[] => [
+  row.credentialId,
+  row.userHandle,
+  row.account,
+  row.publicKey,
+  row.counter,
+  JSON.stringify(row.transports),
+  row.createdAt,
+  row.lastUsed,
+];
+/** Moves the signature counter on only from the value the check read (two logins at once: one wins). */
+export const USE_PASSKEY_SQL = (p: (n: number) => string) =>
+  `UPDATE auth_passkeys SET counter = ${p(3)}, last_used = ${p(4)} WHERE credential_id = ${p(1)} AND counter = ${p(2)}`;
 
 export interface AttemptDbRow {
   subject: string;
@@ -147,25 +194,37 @@ export function auditWhere(
   return { sql: `SELECT * FROM auth_audit${where} ORDER BY seq${limit}`, params };
 }
 
-/** The attempt upsert: counts unless the subject waits (then no row changes and none returns). */
+/**
+ * The attempt upsert: counts unless the subject waits (then no row changes and none returns). An
+ * attempt that starts no wait leaves `not_before` at 0, not at its own clock: a concurrent attempt
+ * whose clock read a moment earlier (another instance, or a request that reached the store second)
+ * is not made to wait for nothing.
+ */
 export function beginAttemptSql(p: (n: number) => string, rule: AttemptRule): string {
   const since = `(${p(2)} - auth_attempts.last_failure)`;
   const failures = `(CASE WHEN ${since} > ${p(3)} THEN 1 ELSE auth_attempts.failures + 1 END)`;
   const quick =
     rule.quickFailureMs > 0 ? `(CASE WHEN ${since} < ${rule.quickFailureMs} THEN 1 ELSE 0 END)` : '0';
+  const until = (wait: string) => `COALESCE(${p(2)} + NULLIF(${wait}, 0), 0)`;
   return `INSERT INTO auth_attempts (subject, failures, last_failure, previous_failure, not_before)
-   VALUES (${p(1)}, 1, ${p(2)}, 0, ${p(2)} + ${rule.waitSql('1', '0')})
+   VALUES (${p(1)}, 1, ${p(2)}, 0, ${until(rule.waitSql('1', '0'))})
    ON CONFLICT (subject) DO UPDATE SET
      failures = ${failures},
      previous_failure = auth_attempts.last_failure,
      last_failure = ${p(2)},
-     not_before = ${p(2)} + ${rule.waitSql(failures, quick)}
+     not_before = ${until(rule.waitSql(failures, quick))}
    WHERE auth_attempts.not_before <= ${p(2)}
    RETURNING failures, not_before`;
 }
 
 /** Thrown inside a rotation transaction to roll it back: the key was not the live current one. */
-export class RotateRefused extends Error {}
+export class RotateRefused extends BaseError {
+  override readonly name: string = 'RotateRefused';
+
+  constructor() {
+    super('ROTATE_REFUSED', 'the key is not the live current key of its chain');
+  }
+}
 
 export interface Row {
   data?: string;

@@ -12,12 +12,17 @@ import {
   type ChainDbRow,
   chainOfKeyResult,
   LIST_CHAINS_SQL,
+  type PasskeyDbRow,
   PURGE_CHAINS_SQL,
+  PUT_PASSKEY_SQL,
+  passkeyParams,
   RotateRefused,
   type Row,
   toAttempt,
   toAudit,
   toChain,
+  toPasskey,
+  USE_PASSKEY_SQL,
 } from './sql.ts';
 import {
   type AttemptRow,
@@ -30,6 +35,7 @@ import {
   type AuthStore,
   type ChainRow,
   type LiveChain,
+  type PasskeyRow,
   type SessionEntry,
 } from './types.ts';
 
@@ -102,6 +108,13 @@ export class SqliteStore implements AuthStore {
         'INSERT INTO auth_values (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
       )
       .run(name, value);
+  }
+  async replaceValue(name: string, expected: string, value: string): Promise<boolean> {
+    return (
+      this.db
+        .prepare('UPDATE auth_values SET value = ? WHERE name = ? AND value = ?')
+        .run(value, name, expected).changes === 1
+    );
   }
   async deleteCoreKey(id: string): Promise<boolean> {
     return this.db.prepare('DELETE FROM auth_core_keys WHERE id = ?').run(id).changes === 1;
@@ -197,10 +210,13 @@ export class SqliteStore implements AuthStore {
     if (row) return { counted: true, failures: Number(row.failures), notBefore: Number(row.not_before) };
     return { counted: false, notBefore: (await this.getAttempts(subject))?.notBefore ?? now };
   }
-  async uncountAttempt(subject: string): Promise<void> {
+  async uncountAttempt(subject: string, startedWait?: number): Promise<void> {
     this.db
-      .prepare('UPDATE auth_attempts SET failures = max(failures - 1, 0) WHERE subject = ?')
-      .run(subject);
+      .prepare(
+        `UPDATE auth_attempts SET failures = max(failures - 1, 0),
+         not_before = CASE WHEN not_before = ?2 THEN 0 ELSE not_before END WHERE subject = ?1`,
+      )
+      .run(subject, startedWait ?? -1);
   }
   async getAttempts(subject: string): Promise<AttemptRow | undefined> {
     const row = this.db.prepare('SELECT * FROM auth_attempts WHERE subject = ?').get(subject) as
@@ -240,6 +256,33 @@ export class SqliteStore implements AuthStore {
   async readAudit(filter: AuditFilter): Promise<AuditRow[]> {
     const { sql, params } = auditWhere(filter, () => '?');
     return (this.db.prepare(sql).all(...params) as AuditDbRow[]).map(toAudit);
+  }
+  async putPasskey(row: PasskeyRow): Promise<boolean> {
+    const r = this.db.prepare(PUT_PASSKEY_SQL((n) => `?${n}`)).run(...passkeyParams(row));
+    return r.changes === 1;
+  }
+  async getPasskey(credentialId: string): Promise<PasskeyRow | undefined> {
+    const row = this.db.prepare('SELECT * FROM auth_passkeys WHERE credential_id = ?').get(credentialId) as
+      | PasskeyDbRow
+      | undefined;
+    return row ? toPasskey(row) : undefined;
+  }
+  async listPasskeys(userHandle: string): Promise<PasskeyRow[]> {
+    const rows = this.db
+      .prepare('SELECT * FROM auth_passkeys WHERE user_handle = ? ORDER BY created_at, credential_id')
+      .all(userHandle) as PasskeyDbRow[];
+    return rows.map(toPasskey);
+  }
+  async usePasskey(credentialId: string, counter: number, next: number, now: number): Promise<boolean> {
+    return (
+      this.db.prepare(USE_PASSKEY_SQL((n) => `?${n}`)).run(credentialId, counter, next, now).changes === 1
+    );
+  }
+  async deletePasskey(credentialId: string, userHandle: string): Promise<boolean> {
+    const r = this.db
+      .prepare('DELETE FROM auth_passkeys WHERE credential_id = ? AND user_handle = ?')
+      .run(credentialId, userHandle);
+    return r.changes === 1;
   }
   async close(): Promise<void> {
     this.db.close();

@@ -23,6 +23,8 @@ export interface AuthStore {
   putValueIfAbsent(name: string, value: string): Promise<string>;
   /** Sets or replaces a value (MFA records, login counters). */
   setValue(name: string, value: string): Promise<void>;
+  /** Replaces a value only while it is still `expected` (compare-and-set); false when it is not. */
+  replaceValue(name: string, expected: string, value: string): Promise<boolean>;
   /** Deletes a coreKitKey (when MFA replaces it by the service's share); false when absent. */
   deleteCoreKey(id: string): Promise<boolean>;
   /** Drops expired sessions and token marks, and session chains whose current session is gone. */
@@ -58,8 +60,12 @@ export interface AuthStore {
    * else the new count and the wait it starts (`notBefore`, from `rule.waitSql`).
    */
   beginAttempt(subject: string, now: number, rule: AttemptRule): Promise<AttemptStart>;
-  /** Takes back one counted attempt (it succeeded, or another subject refused it). */
-  uncountAttempt(subject: string): Promise<void>;
+  /**
+   * Takes back one counted attempt (it succeeded, or another subject refused it). With
+   * `startedWait` (the `notBefore` that attempt's count wrote), the wait it started goes too,
+   * unless another attempt has written a wait since.
+   */
+  uncountAttempt(subject: string, startedWait?: number): Promise<void>;
   getAttempts(subject: string): Promise<AttemptRow | undefined>;
   /** Forgets a subject's failures (a right guess, or the operator's unlock); false when none. */
   clearAttempts(subject: string): Promise<boolean>;
@@ -72,7 +78,40 @@ export interface AuthStore {
   appendAudit(entry: AuditInput, chain: (previousHash: string, seq: number) => string): Promise<AuditRow>;
   /** Audit entries in order, filtered (all of them for `verify`). */
   readAudit(filter: AuditFilter): Promise<AuditRow[]>;
+  /** Records a passkey (WebAuthn credential); false when its credential id is known already. */
+  putPasskey(row: PasskeyRow): Promise<boolean>;
+  getPasskey(credentialId: string): Promise<PasskeyRow | undefined>;
+  /** The passkeys registered for one WebAuthn user handle (an account). */
+  listPasskeys(userHandle: string): Promise<PasskeyRow[]>;
+  /**
+   * Records a sign-in with a passkey: its signature counter moves from `counter` to `next`. False
+   * (nothing changed) when the stored counter is no longer `counter` (another sign-in came first).
+   */
+  usePasskey(credentialId: string, counter: number, next: number, now: number): Promise<boolean>;
+  /**
+   * Deletes a passkey of one account (its user handle): false when no such passkey of that account
+   * exists (another account's credential id deletes nothing).
+   */
+  deletePasskey(credentialId: string, userHandle: string): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/**
+ * A passkey: a WebAuthn credential's public key and signature counter, and the account it signs
+ * in to (`account`: the verifier, verifier id and claim, sealed by the service's envelope).
+ */
+export interface PasskeyRow {
+  /** base64url, as the authenticator gave it. */
+  credentialId: string;
+  /** The WebAuthn user handle (base64url): one per account. */
+  userHandle: string;
+  account: string;
+  /** The COSE public key, base64url. */
+  publicKey: string;
+  counter: number;
+  transports: string[];
+  createdAt: number;
+  lastUsed: number;
 }
 
 /**

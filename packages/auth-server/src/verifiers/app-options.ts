@@ -3,7 +3,8 @@
 // sets — as on Web3Auth, where the verifier's settings on the dashboard bound what the SDK sends.
 // The bounds exist because coreKitKeys are shared by every app of a verifier: an app that could
 // pick any claim, or lowercase ids, could log its user in as somebody else.
-import { type ExtraLoginOptions, ownValue } from '@portico/auth';
+import type { ExtraLoginOptions } from '@portico/auth';
+import { ownValue } from '@portico/auth/protocol';
 import { VerifierError } from './types.ts';
 
 /** The verifier-id settings of a JWT or OIDC verifier (its own defaults and the app's bounds). */

@@ -1,4 +1,5 @@
-import { type ExtraLoginOptions, ownValue } from '@portico/auth';
+import type { ExtraLoginOptions } from '@portico/auth';
+import { ownValue } from '@portico/auth/protocol';
 import {
   createLocalJWKSet,
   createRemoteJWKSet,

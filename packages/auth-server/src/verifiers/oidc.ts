@@ -1,4 +1,5 @@
-import { type ExtraLoginOptions, ownValue, setOwn } from '@portico/auth';
+import type { ExtraLoginOptions } from '@portico/auth';
+import { ownValue, setOwn } from '@portico/auth/protocol';
 import * as oidc from 'openid-client';
 import {
   type AppIdOptions,

@@ -1,3 +1,5 @@
+import { BaseError } from '../base-error.ts';
+
 /** Who the verifier says logged in. */
 export interface Identity {
   verifierId: string;
@@ -10,13 +12,12 @@ export interface Identity {
   oAuthAccessToken?: string;
 }
 
-/** A refused login; the message is shown to the user and returned to the app. */
-export class VerifierError extends Error {
-  override name = 'VerifierError';
-  constructor(
-    message: string,
-    readonly code: 'LOGIN_FAILED' | 'USER_CANCELLED' = 'LOGIN_FAILED',
-  ) {
-    super(message);
+/** A refused login (401); the message is shown to the user and returned to the app. */
+export class VerifierError extends BaseError {
+  override readonly name: string = 'VerifierError';
+  declare readonly code: 'LOGIN_FAILED' | 'USER_CANCELLED';
+
+  constructor(message: string, code: 'LOGIN_FAILED' | 'USER_CANCELLED' = 'LOGIN_FAILED', cause?: unknown) {
+    super(code, message, { status: 401, cause });
   }
 }

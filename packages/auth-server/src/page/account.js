@@ -1,0 +1,149 @@
+// The account page (docs/account-page.md): the user's signed-in devices and passkeys. The app's
+// library opens it with a one-time ticket in the fragment (never sent to a server, never in a
+// Referer); the page trades it once for its own page token, kept in this tab's sessionStorage on
+// the service's origin, so a reload keeps the page and the app's origin never sees the token.
+import { setAccountLanguage, ta } from './account-strings.js';
+import { $, post } from './page.js';
+
+const TOKEN = 'portico-account-token';
+const EXPIRED = new Set(['ACCOUNT_PAGE_EXPIRED', 'ACCOUNT_TICKET_INVALID']);
+
+/** @typedef {{ id: string, clientId: string, createdAt: number, lastUsedAt: number, device?: string, current: boolean }} Session */
+/** @typedef {{ id: string, createdAt: number, lastUsedAt: number, transports: string[] }} Passkey */
+/** @typedef {{ sessions: Session[], passkeys: Passkey[], passkeyOnly: boolean, export: 'offered' | 'stale' | 'mfa' | 'off' }} State */
+
+const EXPORT_NOTES = { offered: 'exportOffered', stale: 'exportStale', mfa: 'exportMfa', off: 'exportOff' };
+
+let lang = 'en';
+
+function showOnly(id) {
+  for (const section of ['loading', 'account', 'message']) $(section).hidden = section !== id;
+}
+
+function message(key) {
+  $('message-text').textContent = ta(key);
+  showOnly('message');
+}
+
+const when = (ms) => new Date(ms).toLocaleString(lang);
+
+/** One list entry: a heading line, a detail line and a button. */
+function item(id, title, detail, buttonText, buttonClass) {
+  const li = document.createElement('li');
+  li.dataset.id = id;
+  const name = document.createElement('strong');
+  name.textContent = title;
+  const more = document.createElement('span');
+  more.className = 'note';
+  more.textContent = detail;
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = `link ${buttonClass}`;
+  button.textContent = buttonText;
+  li.append(name, more, button);
+  return { li, button };
+}
+
+/** @param {State} state */
+function render(state) {
+  const sessions = $('sessions');
+  sessions.replaceChildren();
+  for (const s of state.sessions) {
+    const device = s.device ?? ta('unnamed');
+    const app = ta('app', { app: s.clientId.length > 12 ? `${s.clientId.slice(0, 10)}…` : s.clientId });
+    const title = s.current ? `${device} (${ta('thisDevice')})` : device;
+    const detail = `${app} · ${ta('created', { date: when(s.createdAt) })}, ${ta('renewed', { date: when(s.lastUsedAt) })}`;
+    const { li, button } = item(s.id, title, detail, ta('end'), 'end');
+    if (s.current) li.classList.add('current');
+    button.addEventListener('click', () => act('/api/account/sessions/end', { id: s.id }));
+    sessions.append(li);
+  }
+  const passkeys = $('passkeys');
+  passkeys.replaceChildren();
+  for (const p of state.passkeys) {
+    let detail = `${ta('passkeyCreated', { date: when(p.createdAt) })}, ${ta('lastUsed', { date: when(p.lastUsedAt) })}`;
+    if (p.transports.length) detail += `, ${ta('transports', { list: p.transports.join(', ') })}`;
+    const { li, button } = item(
+      p.id,
+      `${ta('passkeys')} ${p.id.slice(0, 8)}…`,
+      detail,
+      ta('remove'),
+      'remove',
+    );
+    button.addEventListener('click', () => act('/api/account/passkeys/remove', { id: p.id }));
+    passkeys.append(li);
+  }
+  $('no-passkeys').hidden = state.passkeys.length > 0;
+  $('export-note').textContent = ta(EXPORT_NOTES[state.export] ?? 'exportOff');
+  $('export-show').hidden = state.export !== 'offered' || !$('export-key').hidden;
+  showOnly('account');
+}
+
+function failed(err) {
+  if (EXPIRED.has(err.code)) {
+    sessionStorage.removeItem(TOKEN);
+    return message('expired');
+  }
+  const note = $('account-error');
+  note.textContent = err.code === 'LAST_PASSKEY' ? ta('lastPasskey') : `${ta('error')}: ${err.message}`;
+  note.hidden = false;
+  if ($('account').hidden) showOnly('account');
+}
+
+async function act(path, body) {
+  $('account-error').hidden = true;
+  try {
+    const answer = await post(path, { token: sessionStorage.getItem(TOKEN), ...body });
+    if (answer.signedOut) {
+      sessionStorage.removeItem(TOKEN);
+      return message('signedOut');
+    }
+    render(answer);
+  } catch (err) {
+    failed(err);
+  }
+}
+
+/** Shows the key on this page only (the service's origin); the app's window never gets it. */
+async function showKey() {
+  $('account-error').hidden = true;
+  try {
+    const { privKey } = await post('/api/account/export', { token: sessionStorage.getItem(TOKEN) });
+    $('export-key').textContent = privKey;
+    $('export-key').hidden = false;
+    $('export-show').hidden = true;
+  } catch (err) {
+    failed(err);
+  }
+}
+
+async function start() {
+  const query = new URLSearchParams(location.search);
+  lang = setAccountLanguage(query.get('lang') ?? navigator.language);
+  document.documentElement.lang = lang;
+  document.title = ta('title');
+  $('title').textContent = ta('title');
+  $('sessions-title').textContent = ta('sessions');
+  $('passkeys-title').textContent = ta('passkeys');
+  $('no-passkeys').textContent = ta('noPasskeys');
+  $('powered').textContent = ta('powered');
+  $('export-title').textContent = ta('exportTitle');
+  $('export-show').textContent = ta('exportShow');
+  $('export-show').addEventListener('click', showKey);
+  const ticket = new URLSearchParams(location.hash.slice(1)).get('ticket');
+  try {
+    if (ticket) {
+      // Out of the address bar and history at once; the ticket works once anyway.
+      history.replaceState(null, '', location.pathname + location.search);
+      const { token } = await post('/api/account/open', { ticket });
+      sessionStorage.setItem(TOKEN, token);
+    }
+    const token = sessionStorage.getItem(TOKEN);
+    if (!token) return message('expired');
+    render(await post('/api/account/state', { token }));
+  } catch (err) {
+    failed(err);
+  }
+}
+
+start();

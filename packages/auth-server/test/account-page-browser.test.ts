@@ -1,0 +1,239 @@
+// The account page in Chromium, on a real auth service, with the library bundled into an app page
+// on another origin: the app opens the page (`auth.openAccountPage()`), the user sees the devices
+// of two sign-ins and ends the other one; sees a passkey linked with Chrome's virtual WebAuthn
+// authenticator (DevTools protocol) and removes it; the last passkey of a passkey-only account is
+// refused. The service's public URL is `http://localhost:<port>` (WebAuthn's secure context).
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { type AuthServer, startAuthServer } from '@portico/auth-server';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, tempDir } from '@portico/testkit';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { type BrowserApp, startBrowserApp } from './browser-app.ts';
+
+const CLIENT_ID = 'BHr_dKcxC0ecKn_2dZQmQeNdjPgWykMkcodEHkVvPMo71qzOV6SgtoN8KCvFdLN7bf34JOm89vWQMLFmSfIo84A';
+const ADMIN = 'admin-token-for-the-account-page-test';
+
+// ?device=<name>: the sessions' device name.
+const APP_JS = `
+window.ready = (async () => {
+  const cfg = JSON.parse(document.getElementById('cfg').textContent);
+  window.auth = await PorticoAuth.Auth.create(
+    { clientId: cfg.clientId, network: 'sapphire_devnet', sdkUrl: cfg.sdkUrl,
+      redirectUrl: location.origin + '/popup-done' },
+    { uxMode: 'popup', deviceName: new URLSearchParams(location.search).get('device') ?? undefined },
+  );
+})();
+`;
+
+interface AuditEntry {
+  event: string;
+  detail: { outcome?: string; credential?: string; reason?: string };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((ok) => server.close(() => ok()));
+  return port;
+}
+
+/** Chrome's virtual authenticator on a page: a CTAP2 device with resident keys, the user verified. */
+async function virtualAuthenticator(page: Page): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('WebAuthn.enable', { enableUI: false });
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+}
+
+describe('the account page in Chromium', { timeout: 180_000 }, () => {
+  const dir = tempDir('portico-auth-account-page-');
+  let server: AuthServer;
+  let app: BrowserApp | undefined;
+  let appUrl = '';
+  let browser: Browser;
+
+  before(async () => {
+    const port = await freePort();
+    server = await startAuthServer({
+      port,
+      publicUrl: `http://localhost:${port}`,
+      dataDir: `${dir.path}/auth`,
+      masterKey: 'd'.repeat(64),
+      devLogin: true,
+      adminToken: ADMIN,
+      verifiers: { passkey: { type: 'passkey' } },
+    });
+    app = await startBrowserApp(APP_JS, () => ({ clientId: CLIENT_ID, sdkUrl: server.sdkUrl }));
+    appUrl = app.url;
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+  });
+  after(async () => {
+    await browser?.close();
+    await app?.close();
+    await server?.close();
+    dir.cleanup();
+  });
+
+  /** A new device (browser context) on the app page. */
+  async function device(name: string): Promise<Page> {
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${appUrl}/?device=${name}`);
+    await page.evaluate(() => (window as unknown as { ready: Promise<void> }).ready);
+    return page;
+  }
+
+  /** Runs `call` in the app and hands the popup it opens to `inPopup`. */
+  async function withPopup(page: Page, call: string, inPopup: (popup: Page) => Promise<void>) {
+    const popupPromise = page.waitForEvent('popup');
+    const done = page.evaluate(call);
+    const popup = await popupPromise;
+    await inPopup(popup);
+    await done;
+  }
+
+  async function devLogin(page: Page, email: string): Promise<void> {
+    await withPopup(page, "window.auth.login({ loginProvider: 'google' })", async (popup) => {
+      await popup.waitForSelector('#dev-form:not([hidden]) #email');
+      await popup.fill('#email', email);
+      await popup.click('#dev-submit');
+    });
+  }
+
+  /** Opens the account page from the app; resolves with the popup once it shows the account. */
+  async function openAccount(page: Page): Promise<Page> {
+    const popupPromise = page.waitForEvent('popup');
+    await page.evaluate('window.auth.openAccountPage()');
+    const popup = await popupPromise;
+    await popup.waitForSelector('#account:not([hidden])');
+    return popup;
+  }
+
+  const sessionRows = (popup: Page) =>
+    popup.$$eval('#sessions li', (lis) =>
+      lis.map((li) => ({ text: li.textContent ?? '', current: li.classList.contains('current') })),
+    );
+
+  async function audit(event: string): Promise<AuditEntry[]> {
+    const res = await fetch(`${server.sdkUrl}/admin/audit?event=${event}`, {
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
+    return ((await res.json()) as { entries: AuditEntry[] }).entries;
+  }
+
+  it('lists the devices of two sign-ins, marks this one, and ends the other', async () => {
+    const laptop = await device('laptop');
+    const phone = await device('phone');
+    await devLogin(laptop, 'account-page@example.com');
+    await devLogin(phone, 'account-page@example.com');
+
+    const popup = await openAccount(laptop);
+    // The ticket left the address bar at once, and the page never keeps a handle to the app.
+    assert.equal(new URL(popup.url()).hash, '');
+    assert.equal(await popup.evaluate(() => window.opener), null);
+    const rows = await sessionRows(popup);
+    assert.equal(rows.length, 2, JSON.stringify(rows));
+    const mine = rows.find((r) => r.current);
+    assert.ok(mine?.text.includes('laptop'), JSON.stringify(rows));
+    assert.ok(rows.find((r) => !r.current)?.text.includes('phone'), JSON.stringify(rows));
+
+    await popup.click('#sessions li:not(.current) button.end');
+    await popup.waitForFunction(() => document.querySelectorAll('#sessions li').length === 1);
+    assert.ok((await sessionRows(popup))[0]?.current);
+
+    // The phone's session is gone on the service: its library learns it at its next call.
+    const phoneList = await phone.evaluate(() =>
+      (window as unknown as { auth: { listSessions(): Promise<unknown> } }).auth.listSessions().then(
+        () => 'listed',
+        (err: { code?: string }) => err.code,
+      ),
+    );
+    assert.equal(phoneList, 'SESSION_EXPIRED');
+    const laptopList = await laptop.evaluate(() =>
+      (window as unknown as { auth: { listSessions(): Promise<unknown[]> } }).auth.listSessions(),
+    );
+    assert.equal(laptopList.length, 1);
+    assert.ok((await audit('account.opened')).length >= 1);
+    await laptop.context().close();
+    await phone.context().close();
+  });
+
+  it('opens once per ticket; a copied link shows the page as expired', async () => {
+    const page = await device('tab');
+    await devLogin(page, 'account-ticket@example.com');
+    const url = await page.evaluate(() =>
+      (window as unknown as { auth: { accountPageUrl(): Promise<string> } }).auth.accountPageUrl(),
+    );
+    const first = await page.context().newPage();
+    await first.goto(url);
+    await first.waitForSelector('#account:not([hidden])');
+    // A reload keeps the page (its token stays in the tab's sessionStorage on the service origin).
+    await first.reload();
+    await first.waitForSelector('#account:not([hidden])');
+    const copy = await (await browser.newContext()).newPage();
+    await copy.goto(url);
+    await copy.waitForSelector('#message:not([hidden])');
+    assert.match((await copy.textContent('#message-text')) ?? '', /expired/);
+    // Signing out in the app ends the page's rights too.
+    await page.evaluate(() => (window as unknown as { auth: { logout(): Promise<void> } }).auth.logout());
+    await first.reload();
+    await first.waitForSelector('#message:not([hidden])');
+    await copy.context().close();
+    await page.context().close();
+  });
+
+  it('lists a linked passkey and removes it (audited)', async () => {
+    const page = await device('desk');
+    await devLogin(page, 'account-passkey@example.com');
+    await withPopup(page, 'window.auth.linkPasskey()', async (popup) => {
+      await popup.waitForSelector('#passkey:not([hidden]) #passkey-create:not([hidden])');
+      await virtualAuthenticator(popup);
+      await popup.click('#passkey-create');
+    });
+    const popup = await openAccount(page);
+    const ids = await popup.$$eval('#passkeys li', (lis) => lis.map((li) => li.getAttribute('data-id')));
+    assert.equal(ids.length, 1);
+    assert.match((await popup.textContent('#passkeys li')) ?? '', /internal/);
+    assert.equal(await popup.isHidden('#no-passkeys'), true);
+
+    await popup.click('#passkeys li button.remove');
+    await popup.waitForSelector('#no-passkeys:not([hidden])');
+    assert.equal(await popup.$$eval('#passkeys li', (lis) => lis.length), 0);
+    const removed = await audit('passkey.removed');
+    assert.deepEqual(
+      removed.map((e) => [e.detail.outcome, e.detail.credential]),
+      [['success', ids[0]]],
+    );
+    // The Google-style account still signs in without it: nothing was refused.
+    await page.context().close();
+  });
+
+  it('refuses to remove the last passkey of an account that signs in only with passkeys', async () => {
+    const page = await device('key');
+    await withPopup(page, "window.auth.login({ loginProvider: 'passkey' })", async (popup) => {
+      await popup.waitForSelector('#passkey:not([hidden]) #passkey-create:not([hidden])');
+      await virtualAuthenticator(popup);
+      await popup.fill('#passkey-name', 'Key Only');
+      await popup.click('#passkey-create');
+    });
+    const popup = await openAccount(page);
+    assert.equal(await popup.$$eval('#passkeys li', (lis) => lis.length), 1);
+    await popup.click('#passkeys li button.remove');
+    await popup.waitForSelector('#account-error:not([hidden])');
+    assert.match((await popup.textContent('#account-error')) ?? '', /only way to sign in/);
+    assert.equal(await popup.$$eval('#passkeys li', (lis) => lis.length), 1);
+    const refused = (await audit('passkey.removed')).filter((e) => e.detail.outcome === 'refused');
+    assert.equal(refused.length, 1);
+    await page.context().close();
+  });
+});
