@@ -1,6 +1,7 @@
 // The public types around `Auth`: its runtime options, what a login resolves with, the session
 // expiry event.
 import type { MfaFactor } from './mfa-rules.ts';
+import type { SessionCookieOption } from './session-cookie.ts';
 import type { StorageAdapter } from './storage.ts';
 import type { AuthState } from './types.ts';
 
@@ -30,6 +31,14 @@ export interface AuthOptions {
    * user agent, e.g. the browser's).
    */
   deviceName?: string;
+  /**
+   * Cookie mode for server-rendered apps (beyond `002_…txt`): the library posts the session's
+   * idToken to this endpoint of the app (made with `createSessionCookieHandler` of
+   * `@portico/auth/server`) after login, on restore and after every renewal, and DELETEs it on
+   * logout and expiry; the app's server then reads the user from an HttpOnly cookie. `login()` and
+   * `refreshSession()` resolve once the cookie is set.
+   */
+  sessionCookie?: SessionCookieOption;
 }
 
 /** Said at init when the social-backup factor is enabled. */
@@ -58,6 +67,10 @@ export interface AuthenticatorEnrolment {
 export const AUTHENTICATOR_WARNING =
   "mfaSettings.authenticatorFactor is enabled: the auth service checks the codes, so it holds the authenticator secret and that factor's share beside its own, and could rebuild the key alone. Leave it off if no single party may hold the key.";
 
+/** Said at init when the passkey factor is enabled (beyond `002_…txt`). */
+export const PASSKEY_FACTOR_WARNING =
+  "mfaSettings.passkeysFactor is enabled: the auth service checks the passkey's answers, so it holds that factor's share beside its own, and could rebuild the key alone. Leave it off if no single party may hold the key.";
+
 /** A second login for the social-backup factor: a JWT from another verifier configured on the service. */
 export interface SocialBackupLogin {
   verifier: string;
@@ -72,8 +85,13 @@ export interface SocialBackupLogin {
 export interface MfaLoginInput {
   backupPhrase?: string;
   password?: string;
-  /** The 6-digit code of the user's authenticator app (beyond the seed). */
+  /** The 6-digit code of the user's authenticator app (beyond `002_…txt`). */
   authenticatorCode?: string;
+  /**
+   * A passkey's answer as the login page's recovery screen hands it over (beyond `002_…txt`): made
+   * by the page on the auth service's origin, never by the app.
+   */
+  passkeyAssertion?: string;
   socialBackup?: SocialBackupLogin;
   /** After recovering with another factor, register this device with a new device share (default true). */
   newDeviceShare?: boolean;

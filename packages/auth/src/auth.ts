@@ -3,21 +3,20 @@ import {
   type AuthOptions,
   type LoginOutcome,
   type MfaLoginInput,
-  type SessionExpiredEvent,
+  PASSKEY_FACTOR_WARNING,
   SOCIAL_BACKUP_WARNING,
 } from './auth-options.ts';
 import { resolveSdkUrl } from './endpoints.ts';
 import { AuthError } from './errors.ts';
 import { obtainLoginResult } from './login-flow.ts';
 import { decodeB64Value, takeRedirectResult } from './login-result.ts';
-import { DeviceShare, type PendingMfaSession, pickFactor, rebuildKey } from './mfa-login.ts';
+import { DeviceShare, pickFactor, rebuildKey } from './mfa-login.ts';
 import { defaultRedirectUrl, type LoginMode, loginMode } from './open-login-page.ts';
 import { browserWindow, handOffToOpener } from './popup.ts';
-import { ProviderLink } from './providers/link.ts';
 import type { AuthProvider } from './providers/load.ts';
-import { type ReadSession, ServiceClient, type SessionInfo } from './service-client.ts';
-import { jwtExpiry, SessionDeadline } from './session-deadline.ts';
-import { defaultStorage, type StorageAdapter } from './storage.ts';
+import { errorText, ServiceClient } from './service-client.ts';
+import { AuthSession } from './session.ts';
+import { defaultStorage } from './storage.ts';
 import type {
   AuthInitParams,
   AuthLoginParams,
@@ -25,8 +24,6 @@ import type {
   AuthState,
   AuthUserInfo,
   ChainConfig,
-  KeyExportPolicy,
-  SessionPayload,
 } from './types.ts';
 import {
   migrateLoginParams,
@@ -41,6 +38,7 @@ export {
   type AuthOptions,
   type LoginOutcome,
   type MfaLoginInput,
+  PASSKEY_FACTOR_WARNING,
   type SessionExpiredEvent,
   SOCIAL_BACKUP_WARNING,
   type SocialBackupLogin,
@@ -48,49 +46,26 @@ export {
 export { decodeB64Params, encodeB64Params } from './login-result.ts';
 
 /** The v7 client: `await Auth.create(initParams)`, then `login`, the key getters and `logout`. */
-export class Auth {
-  private current: AuthState = {};
+export class Auth extends AuthSession {
   private readonly sdkUrl: string;
-  private readonly storage: StorageAdapter;
-  private readonly storageKey: string;
-  private readonly client: ServiceClient;
   /** This device's MFA share. */
   private readonly device: DeviceShare;
-  /** A session of an MFA user whose key is not rebuilt yet (wrong factor: retry with `completeMfa`). */
-  private pendingMfa?: PendingMfaSession;
   /** A factor typed on the login page's recovery screen (redirect mode), used once. */
   private redirectFactor?: MfaLoginInput;
-  /** `auth.provider`, in line with the keys (with a chainConfig). */
-  private readonly link: ProviderLink;
-  /** When the session ends: the keys are dropped then and `sessionExpired` listeners are told. */
-  private readonly deadline = new SessionDeadline(() => this.expire());
-  private readonly expiredListeners = new Set<(event: SessionExpiredEvent) => void>();
   /** The appState that came back with a redirect-mode login result. */
   private returnedAppState?: string;
-  /** Set when the last session expired (cleared by the next login). */
-  private expiredAt?: number;
-  /** The session as the service stores it (MFA sessions: without the rebuilt key), for renewals. */
-  private stored?: SessionPayload;
-  /** When use of the app renews the session (half its idle window gone; this device's clock). */
-  private renewAt?: number;
-  private renewing?: Promise<void>;
-  /** The service can renew this session (it says the idle window; older services and sessions do not). */
-  private renewable = false;
 
   private constructor(
     readonly initParams: NormalizedInit['params'],
-    private readonly options: AuthOptions,
+    options: AuthOptions,
+    sdkUrl: string,
   ) {
-    this.sdkUrl = resolveSdkUrl(initParams);
-    this.storage = options.storage ?? defaultStorage();
-    this.storageKey = options.storageKey ?? `portico-auth:${initParams.clientId}`;
-    this.client = new ServiceClient(this.sdkUrl, options.fetch ?? ((input, init) => fetch(input, init)));
-    this.device = new DeviceShare(this.storage, `${this.storageKey}:device`);
-    this.link = new ProviderLink(
-      initParams.chainConfig,
-      { getPrivKey: () => this.getPrivKey(), getEd25519PrivKey: () => this.getEd25519PrivKey() },
-      options.fetch,
-    );
+    const storage = options.storage ?? defaultStorage();
+    const storageKey = options.storageKey ?? `portico-auth:${initParams.clientId}`;
+    const client = new ServiceClient(sdkUrl, options.fetch ?? ((input, init) => fetch(input, init)));
+    super(options, client, storage, storageKey, initParams.chainConfig);
+    this.sdkUrl = sdkUrl;
+    this.device = new DeviceShare(storage, `${storageKey}:device`);
   }
 
   /**
@@ -105,18 +80,20 @@ export class Auth {
       return new Promise<Auth>(() => {});
     }
     const { params, changes } = normalizeInitParams(initParams);
-    const auth = new Auth(params, options);
+    const auth = new Auth(params, options, resolveSdkUrl(params));
     for (const change of changes) auth.warn(change.message);
     if (params.mfaSettings?.socialBackupFactor?.enable) auth.warn(SOCIAL_BACKUP_WARNING);
     if (params.mfaSettings?.authenticatorFactor?.enable) auth.warn(AUTHENTICATOR_WARNING);
+    if (params.mfaSettings?.passkeysFactor?.enable) auth.warn(PASSKEY_FACTOR_WARNING);
     await auth.restore();
     // A page load is use: a session past half its idle window renews now.
-    if (auth.renewAt !== undefined && Date.now() >= auth.renewAt && auth.current.sessionId) {
+    if (auth.window.renewDue && auth.current.sessionId) {
       await auth
         .refreshSession()
         .catch((err: unknown) => auth.warn(`session renewal failed: ${(err as Error).message}`));
     }
     await auth.link.sync();
+    await auth.cookieSettled();
     return auth;
   }
 
@@ -128,171 +105,6 @@ export class Auth {
   /** The login page base this instance talks to. */
   get serviceUrl(): string {
     return this.sdkUrl;
-  }
-
-  /** A copy of the current state (empty when logged out; only `error` once the session expired). */
-  get state(): AuthState {
-    this.checkExpiry();
-    return structuredClone(this.current);
-  }
-
-  /** When the live session ends (ms since the epoch, this device's clock); undefined without one. */
-  get sessionExpiresAt(): number | undefined {
-    this.checkExpiry();
-    return this.deadline.expiresAt;
-  }
-
-  /**
-   * `sessionExpired`: the session reached its `sessionTime`. By then the instance has dropped the
-   * keys, the user info and the stored sessionId, and `state.error` says so. Returns an unsubscribe.
-   */
-  on(event: 'sessionExpired', listener: (event: SessionExpiredEvent) => void): () => void {
-    if (event !== 'sessionExpired') throw new TypeError(`Unknown event: ${String(event)}`);
-    this.expiredListeners.add(listener);
-    return () => this.expiredListeners.delete(listener);
-  }
-
-  private warn(message: string): void {
-    (this.options.onWarning ?? ((m: string) => console.warn(m)))(`[portico/auth] ${message}`);
-  }
-
-  /** Drops the session once its deadline passed (timers stop while devices sleep, so getters ask too). */
-  private checkExpiry(): void {
-    if (this.deadline.passed()) this.expire();
-    else this.touch();
-  }
-
-  private expire(): void {
-    if (!this.current.sessionId && !this.pendingMfa) return;
-    this.deadline.clear();
-    this.renewAt = undefined;
-    this.stored = undefined;
-    this.pendingMfa = undefined;
-    this.expiredAt = Date.now();
-    this.current = { error: AuthError.sessionExpired().message };
-    Promise.resolve(this.storage.remove(this.storageKey)).catch(() => {});
-    // The provider announces the end at once (accountsChanged([]), disconnect), not on its next call.
-    this.link.sync().catch(() => {});
-    const event: SessionExpiredEvent = { expiredAt: this.expiredAt };
-    for (const listener of this.expiredListeners) {
-      // A listener's failure must not escape a timer (in Node it would end the process).
-      try {
-        listener(event);
-      } catch (err) {
-        this.warn(`a sessionExpired listener failed: ${(err as Error).message}`);
-      }
-    }
-  }
-
-  /** Starts the countdown of a session just read (`expiresIn` from the service, else the idToken's exp). */
-  private startDeadline(read: ReadSession): void {
-    const { expiresIn, state } = read;
-    this.stored = state;
-    this.setWindow(expiresIn, read.idleTime, state);
-  }
-
-  /** Sets the deadline and, for a renewable session, when use renews it (half the idle window gone). */
-  private setWindow(
-    expiresIn: number | undefined,
-    idleTime: number | undefined,
-    state?: SessionPayload,
-  ): void {
-    const now = Date.now();
-    this.deadline.set(expiresIn !== undefined ? now + expiresIn * 1000 : jwtExpiry(state?.userInfo?.idToken));
-    this.renewable = idleTime !== undefined;
-    this.renewAt =
-      expiresIn !== undefined && idleTime !== undefined && this.options.autoRenew !== false
-        ? now + Math.max(0, expiresIn - idleTime / 2) * 1000
-        : undefined;
-  }
-
-  /** Use of the app: renews the session in the background once half its idle window is gone. */
-  private touch(): void {
-    if (this.renewAt === undefined || Date.now() < this.renewAt || this.renewing || !this.current.sessionId)
-      return;
-    this.refreshSession().catch((err: unknown) =>
-      this.warn(`session renewal failed: ${(err as Error).message}`),
-    );
-  }
-
-  /**
-   * Renews the session now (the library does this by itself while the app is used, once half the
-   * session's idle window is gone): a new sessionId, another \`sessionTime\` within the service's
-   * \`maxSessionTime\`. The old sessionId stops working; presented again later, it ends this
-   * sign-in everywhere (it must have been copied). Rejects with \`SESSION_EXPIRED\` (and drops the
-   * keys) when the service ended the session. Beyond the seed.
-   */
-  refreshSession(): Promise<void> {
-    this.renewing ??= this.renew().finally(() => {
-      this.renewing = undefined;
-    });
-    return this.renewing;
-  }
-
-  private async renew(): Promise<void> {
-    const sessionId = this.current.sessionId;
-    if (!sessionId || !this.stored) throw AuthError.noUserFound();
-    if (!this.renewable) {
-      throw new AuthError(
-        'SERVICE_ERROR',
-        'This session cannot be renewed: it was made before the auth service renewed sessions (log in again for one that can)',
-      );
-    }
-    // Another tab of this app (same storage) may have renewed the session already: take its id.
-    const kept = await this.storage.get(this.storageKey);
-    if (kept && kept !== sessionId) return this.adopt(kept);
-    let renewed: Awaited<ReturnType<ServiceClient['renewSession']>>;
-    try {
-      renewed = await this.client.renewSession(sessionId, this.stored);
-    } catch (err) {
-      if (err instanceof AuthError && err.code === 'SESSION_ROTATED') {
-        const now = await this.storage.get(this.storageKey);
-        if (now && now !== sessionId) return this.adopt(now);
-      }
-      if (err instanceof AuthError && err.code === 'SESSION_EXPIRED') this.expire();
-      throw err;
-    }
-    if (this.current.sessionId !== sessionId) return; // logged out or in again meanwhile
-    await this.storage.set(this.storageKey, renewed.sessionId);
-    const fresh = <T extends { userInfo?: AuthUserInfo }>(s: T): T =>
-      renewed.idToken && s.userInfo ? { ...s, userInfo: { ...s.userInfo, idToken: renewed.idToken } } : s;
-    this.current = fresh({ ...this.current, sessionId: renewed.sessionId });
-    this.stored = fresh({ ...this.stored, sessionId: renewed.sessionId });
-    this.setWindow(renewed.expiresIn, renewed.idleTime);
-  }
-
-  /** Switches to the sessionId another tab renewed this session to (same keys). */
-  private async adopt(sessionId: string): Promise<void> {
-    const read = await this.client.readSession(sessionId);
-    if (!read) {
-      this.expire();
-      throw AuthError.sessionExpired();
-    }
-    this.current = { ...this.current, sessionId };
-    this.startDeadline(read);
-  }
-
-  /**
-   * The user's signed-in sessions in this app (this one has \`current: true\`), each with an \`id\`
-   * for \`endSession\`. Beyond the seed.
-   */
-  async listSessions(): Promise<SessionInfo[]> {
-    const sessionId = this.current.sessionId;
-    if (!sessionId) throw AuthError.noUserFound();
-    return this.client.listSessions(sessionId);
-  }
-
-  /**
-   * Ends one of the user's sessions (an \`id\` from \`listSessions\`); ending this instance's own
-   * session logs out here too. False when it had ended already. Beyond the seed.
-   */
-  async endSession(id: string): Promise<boolean> {
-    const sessionId = this.current.sessionId;
-    if (!sessionId) throw AuthError.noUserFound();
-    const own = (await this.client.listSessions(sessionId)).find((s) => s.current)?.id === id;
-    const ended = await this.client.endSession(sessionId, id);
-    if (own) await this.forget();
-    return ended;
   }
 
   /** How this instance shows the login page. */
@@ -375,6 +187,7 @@ export class Auth {
   async completeMfa(input: MfaLoginInput): Promise<AuthState> {
     const state = await this.rebuild(input);
     await this.link.sync();
+    await this.cookieSettled();
     return state;
   }
 
@@ -388,8 +201,7 @@ export class Auth {
       { deviceId },
       this.current.coreKitKey,
     );
-    if (res.status !== 200)
-      throw new AuthError('SERVICE_ERROR', `Revoke failed: ${res.body.error ?? res.status}`);
+    if (res.status !== 200) throw new AuthError('SERVICE_ERROR', `Revoke failed: ${errorText(res)}`);
   }
 
   /**
@@ -400,6 +212,28 @@ export class Auth {
   async login(
     loginParams: AuthLoginParams | AuthLoginParamsV6 = {},
     mfaInput: MfaLoginInput = {},
+  ): Promise<LoginOutcome> {
+    return this.runLogin(loginParams, mfaInput);
+  }
+
+  /**
+   * Links a passkey to the signed-in user's account (beyond `002_…txt`): opens the login page, where
+   * the user creates a passkey, and signs in again through it. Later `login({ loginProvider:
+   * 'passkey' })` with that passkey gets this account's key, the same as the verifier the user
+   * signed in with. Needs a passkey verifier on the auth service.
+   */
+  async linkPasskey(mfaInput: MfaLoginInput = {}): Promise<LoginOutcome> {
+    const sessionId = this.current.sessionId;
+    if (!sessionId) throw AuthError.noUserFound();
+    return this.runLogin({ loginProvider: 'passkey' }, mfaInput, (loginId) =>
+      this.client.linkPasskey(sessionId, loginId),
+    );
+  }
+
+  private async runLogin(
+    loginParams: AuthLoginParams | AuthLoginParamsV6,
+    mfaInput: MfaLoginInput,
+    beforePage?: (loginId: string) => Promise<void>,
   ): Promise<LoginOutcome> {
     // A new attempt: an error of an earlier one no longer describes the state.
     if (this.current.error !== undefined) {
@@ -419,6 +253,7 @@ export class Auth {
       popup: this.loginMode === 'popup',
       deviceId: (await this.device.get())?.deviceId,
       mfaInput,
+      beforePage,
       device: this.options.deviceName ?? (typeof navigator === 'undefined' ? undefined : navigator.userAgent),
       page: {
         sdkUrl: this.sdkUrl,
@@ -461,37 +296,11 @@ export class Auth {
     // The new session replaces the old one: end the old one on the service too (best effort).
     if (previous && previous !== result.sessionId) await this.client.invalidate(previous).catch(() => {});
     await this.link.sync();
+    await this.cookieSettled();
     const outcome: LoginOutcome = this.state;
     if (result.backupPhrase) outcome.backupPhrase = result.backupPhrase;
     if (params.appState !== undefined) outcome.appState = params.appState;
     return outcome;
-  }
-
-  /** Invalidates the session on the service at once and forgets it here. */
-  async logout(): Promise<void> {
-    const sessionId = this.current.sessionId;
-    if (!sessionId) throw AuthError.noUserFound();
-    await this.client.invalidate(sessionId);
-    await this.forget();
-  }
-
-  /** Forgets the session here (the service has ended it). */
-  private async forget(): Promise<void> {
-    await this.storage.remove(this.storageKey);
-    this.deadline.clear();
-    this.renewAt = undefined;
-    this.stored = undefined;
-    this.current = {};
-    await this.link.sync();
-  }
-
-  /**
-   * The auth service's export policy for this app, as the live session says (`app` without one):
-   * with `user` or `off` the service never sends this app the keys, and the key getters return `""`.
-   * Beyond the seed.
-   */
-  get keyExport(): KeyExportPolicy {
-    return this.stored?.keyExport ?? 'app';
   }
 
   /**

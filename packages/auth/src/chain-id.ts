@@ -6,7 +6,7 @@ const MAX_EIP155_CHAIN_ID = 4_503_599_627_370_476;
 /** Web3Auth's Solana chain ids and the CAIP-2 references of the clusters they name. */
 const WEB3AUTH_SOLANA_IDS: Record<string, string> = {
   '0x1': '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
-  '0x2': '4uhcVJyU9pJkvQyS88uRDiswHXSRkP4U',
+  '0x2': '4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z',
   '0x3': 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
 };
 

@@ -1,16 +1,3 @@
-/** An init or login parameter with an invalid value; names the field and what is allowed. */
-export class AuthValidationError extends Error {
-  override name = 'AuthValidationError';
-  readonly field: string;
-  readonly allowed: string;
-  constructor(field: string, allowed: string, got?: unknown) {
-    const shown = got === undefined ? 'missing' : JSON.stringify(got);
-    super(`Invalid ${field}: ${shown}. Allowed: ${allowed}`);
-    this.field = field;
-    this.allowed = allowed;
-  }
-}
-
 export type AuthErrorCode =
   | 'NO_USER_FOUND'
   | 'USER_CANCELLED'
@@ -24,14 +11,16 @@ export type AuthErrorCode =
   /** A typed factor refused while the service's wait runs (a right one too): the message says until when. */
   | 'TOO_MANY_ATTEMPTS'
   /** Another tab or instance renewed this session a moment ago: read the stored sessionId again. */
-  | 'SESSION_ROTATED';
+  | 'SESSION_ROTATED'
+  /** An init or login parameter with an invalid value (`AuthValidationError`: `field`, `allowed`). */
+  | 'INVALID_PARAMS';
 
 /** Errors of the client library; `code` is stable, `message` is for people. */
 export class AuthError extends Error {
   override name = 'AuthError';
   readonly code: AuthErrorCode;
-  constructor(code: AuthErrorCode, message: string) {
-    super(message);
+  constructor(code: AuthErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
     this.code = code;
   }
 
@@ -43,5 +32,18 @@ export class AuthError extends Error {
   }
   static sessionExpired(): AuthError {
     return new AuthError('SESSION_EXPIRED', 'Session expired, please login again!');
+  }
+}
+
+/** An init or login parameter with an invalid value; names the field and what is allowed. */
+export class AuthValidationError extends AuthError {
+  override name = 'AuthValidationError';
+  readonly field: string;
+  readonly allowed: string;
+  constructor(field: string, allowed: string, got?: unknown) {
+    const shown = got === undefined ? 'missing' : JSON.stringify(got);
+    super('INVALID_PARAMS', `Invalid ${field}: ${shown}. Allowed: ${allowed}`);
+    this.field = field;
+    this.allowed = allowed;
   }
 }

@@ -15,7 +15,7 @@ function bytesToBigInt(bytes: Uint8Array): bigint {
 }
 
 let constants: bigint[] | undefined;
-/** Round constants: keccak256 chain from the seed, reduced mod p; first and last are zero. */
+/** Round constants: keccak256 chain from `MIMC_SEED`, reduced mod p; first and last are zero. */
 function mimcConstants(): bigint[] {
   if (constants) return constants;
   const cts = new Array<bigint>(MIMC_ROUNDS).fill(0n);

@@ -9,7 +9,7 @@ import { decodeB64Params, encodeB64Params, type LoginResult } from './login-resu
 import { type OpenLoginPage, openLoginPage } from './open-login-page.ts';
 import { ownValue } from './own.ts';
 import { browserWindow } from './popup.ts';
-import type { ServiceClient } from './service-client.ts';
+import { failedLogin, type ServiceClient } from './service-client.ts';
 import type { AuthLoginParams, LoginRequest } from './types.ts';
 
 export interface LoginAttempt {
@@ -25,6 +25,8 @@ export interface LoginAttempt {
   mfaInput: MfaLoginInput;
   /** The name of this device in the user's session list. */
   device?: string;
+  /** Runs once the request is parked, before the page opens (a passkey link names the session's account). */
+  beforePage?: (loginId: string) => Promise<void>;
   /** How to show the login page (`url`, `redirectUrl` and `state` come from the attempt). */
   page: Omit<OpenLoginPage, 'url' | 'redirectUrl' | 'state'>;
 }
@@ -44,13 +46,14 @@ export async function obtainLoginResult(a: LoginAttempt): Promise<LoginResult> {
     device: a.device,
   };
   await client.parkLogin(loginId, request);
+  await a.beforePage?.(loginId);
 
   const provider = params.loginProvider;
   const isJwt =
     provider === 'jwt' || (provider && ownValue(options.loginConfig, provider)?.typeOfLogin === 'jwt');
   if (isJwt && params.extraLoginOptions?.id_token) {
     const res = await client.post<LoginResult>('/api/login/jwt', { loginId });
-    const result = res.status === 200 ? res.body : { error: res.body.error ?? `status ${res.status}` };
+    const result = res.status === 200 ? res.body : failedLogin(res);
     return result.mfa ? client.answerSetup(loginId, result.mfa, a.mfaInput) : result;
   }
   const finalUrl = await openLoginPage({

@@ -17,7 +17,12 @@ export interface LoginResult {
   /** v5/v6: the login's appState, echoed by the service. */
   appState?: string;
   /** From the login page's recovery screen: the factor the user typed (never sent to the service). */
-  mfaFactor?: { backupPhrase?: string; password?: string; authenticatorCode?: string };
+  mfaFactor?: {
+    backupPhrase?: string;
+    password?: string;
+    authenticatorCode?: string;
+    passkeyAssertion?: string;
+  };
 }
 
 /** base64url of UTF-8 JSON, the login page's `#b64Params` format. */

@@ -8,7 +8,7 @@ import type { MfaSessionData } from './types.ts';
 export interface TypedFactorStep {
   key: MfaFactor;
   /** Its field in `MfaLoginInput` (and, for `fromPage`, in the login page's result). */
-  input: 'backupPhrase' | 'password' | 'authenticatorCode' | 'socialBackup';
+  input: 'backupPhrase' | 'password' | 'authenticatorCode' | 'passkeyAssertion' | 'socialBackup';
   /** Its name in the library's messages. */
   name: string;
   /** The service call that checks it (under the attempt limits) and answers its share. */
@@ -53,6 +53,16 @@ export const TYPED_FACTORS: readonly TypedFactorStep[] = [
     payload: (authenticatorCode) => ({ authenticatorCode }),
     enabled: (mfa) => mfa.factors.includes('authenticatorFactor'),
     missing: 'No authenticator app is set up for this account',
+    fromPage: true,
+  },
+  {
+    key: 'passkeysFactor',
+    input: 'passkeyAssertion',
+    name: 'passkey',
+    path: '/api/mfa/factor',
+    payload: (passkeyAssertion) => ({ passkeyAssertion }),
+    enabled: (mfa) => mfa.factors.includes('passkeysFactor'),
+    missing: 'No passkey factor is set up for this account',
     fromPage: true,
   },
   {

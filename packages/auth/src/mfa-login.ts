@@ -14,7 +14,7 @@ import {
   shareAt,
 } from './mfa.ts';
 import { typedFactorIn } from './mfa-factors.ts';
-import type { ServiceClient } from './service-client.ts';
+import { errorText, type ServiceClient, serviceError } from './service-client.ts';
 import type { StorageAdapter } from './storage.ts';
 import type { AuthState, MfaSessionData, SessionPayload } from './types.ts';
 
@@ -69,8 +69,8 @@ async function secondShare(
     const res = await client.signedMfaCall<{ share?: KeyShare }>(path, sessionId, payload);
     if (res.status === 200 && res.body.share) return { share: res.body.share, factor };
     if (res.status === 429)
-      throw new AuthError('TOO_MANY_ATTEMPTS', res.body.error ?? 'Too many failed attempts');
-    throw invalid(`${prefix}${res.body.error ?? res.status}`);
+      throw new AuthError('TOO_MANY_ATTEMPTS', serviceError(res.body).message ?? 'Too many failed attempts');
+    throw invalid(`${prefix}${errorText(res)}`);
   };
   // A typed factor (src/mfa-factors.ts): the service checks it and answers its share.
   const typed = typedFactorIn(input);

@@ -6,7 +6,7 @@ import { decryptJson, encryptJsonTo, mfaProofMessage, signStoreMessage, storeKey
 import { AuthError } from './errors.ts';
 import { randomPrivKey } from './keys.ts';
 import type { LoginResult } from './login-result.ts';
-import type { LoginRequest, SessionPayload } from './types.ts';
+import type { LoginRequest, SecondFactorInput, SessionPayload } from './types.ts';
 
 /** A session as read from the service: its content and the seconds it has left. */
 export interface ReadSession {
@@ -16,7 +16,7 @@ export interface ReadSession {
   idleTime?: number;
 }
 
-/** A signed-in session of the user in this app, as `auth.listSessions()` lists it. Beyond the seed. */
+/** A signed-in session of the user in this app, as `auth.listSessions()` lists it. Beyond `002_…txt`. */
 export interface SessionInfo {
   /** Stable across renewals (not a sessionId: it grants nothing); pass it to `endSession`. */
   id: string;
@@ -54,7 +54,18 @@ function renewedIdToken(sessionId: string, token: unknown): string | undefined {
   }
 }
 
-type SessionCallError = { error?: string; code?: string };
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+const textOf = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** The `error` of an auth service error answer, `{ error: { code, message, ... } }` (docs/http-errors.md). */
+export function serviceError(body: unknown): { code?: string; message?: string } {
+  const error = isRecord(body) ? body.error : undefined;
+  return isRecord(error) ? { code: textOf(error.code), message: textOf(error.message) } : {};
+}
+
+/** The message of an error answer, else the HTTP status. */
+export const errorText = (res: { status: number; body: unknown }): string =>
+  serviceError(res.body).message ?? `status ${res.status}`;
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && v >= 0 ? v : undefined);
 
@@ -64,7 +75,7 @@ export class ServiceClient {
     private readonly fetcher: typeof fetch,
   ) {}
 
-  /** POSTs JSON; the status and the parsed body (a non-JSON body as `{ error: text }`). */
+  /** POSTs JSON; the status and the parsed body (a non-JSON body as `{ error: { message: text } }`). */
   async post<T>(path: string, body: unknown): Promise<{ status: number; body: T }> {
     let res: Response;
     try {
@@ -77,6 +88,7 @@ export class ServiceClient {
       throw new AuthError(
         'SERVICE_ERROR',
         `Auth service unreachable at ${this.sdkUrl}: ${(err as Error).message}`,
+        { cause: err },
       );
     }
     const text = await res.text();
@@ -84,7 +96,7 @@ export class ServiceClient {
     try {
       parsed = text ? JSON.parse(text) : {};
     } catch {
-      parsed = { error: text };
+      parsed = { error: { message: text } };
     }
     return { status: res.status, body: parsed as T };
   }
@@ -97,7 +109,7 @@ export class ServiceClient {
   async signedMfaCall<T>(path: string, sessionId: string, payload: unknown, coreKitKey?: string) {
     const key = storeKeyOf(sessionId);
     const body = JSON.stringify(payload ?? {});
-    return this.post<T & { error?: string; retryAfter?: number }>(path, {
+    return this.post<T>(path, {
       key,
       payload,
       signature: signStoreMessage(sessionId, `${path}:${body}`),
@@ -109,17 +121,14 @@ export class ServiceClient {
   async parkLogin(loginId: string, request: LoginRequest): Promise<void> {
     const key = storeKeyOf(loginId);
     const data = encryptJsonTo(key, request);
-    const parked = await this.post<{ error?: string }>('/api/session', {
+    const parked = await this.post('/api/session', {
       key,
       data,
       signature: signStoreMessage(loginId, data),
       timeout: 600,
     });
     if (parked.status !== 201) {
-      throw new AuthError(
-        'SERVICE_ERROR',
-        `Auth service refused the login request: ${parked.body.error ?? parked.status}`,
-      );
+      throw new AuthError('SERVICE_ERROR', `Auth service refused the login request: ${errorText(parked)}`);
     }
   }
 
@@ -127,7 +136,6 @@ export class ServiceClient {
   async readSession(sessionId: string): Promise<ReadSession | undefined> {
     const res = await this.post<{
       data?: string;
-      error?: string;
       expiresIn?: number;
       idleTime?: number;
       token?: string;
@@ -136,7 +144,7 @@ export class ServiceClient {
     });
     if (res.status === 404) return undefined;
     if (res.status !== 200 || !res.body.data) {
-      throw new AuthError('SERVICE_ERROR', `Auth service: ${res.body.error ?? `status ${res.status}`}`);
+      throw new AuthError('SERVICE_ERROR', `Auth service: ${errorText(res)}`);
     }
     try {
       const state = decryptJson<SessionPayload>(sessionId, res.body.data);
@@ -156,18 +164,18 @@ export class ServiceClient {
   /** Ends a session on the service (already gone counts as ended). */
   async invalidate(sessionId: string): Promise<void> {
     const key = storeKeyOf(sessionId);
-    const res = await this.post<{ error?: string }>('/api/session/invalidate', {
+    const res = await this.post('/api/session/invalidate', {
       key,
       signature: signStoreMessage(sessionId, `invalidate:${key}`),
     });
     if (res.status !== 200 && res.status !== 404) {
-      throw new AuthError('SERVICE_ERROR', `Logout failed: ${res.body.error ?? res.status}`);
+      throw new AuthError('SERVICE_ERROR', `Logout failed: ${errorText(res)}`);
     }
   }
 
   /** A session call signed by the sessionId over the path and the payload. */
   private signedSessionCall<T>(path: string, sessionId: string, payload: unknown) {
-    return this.post<T & SessionCallError>(path, {
+    return this.post<T>(path, {
       key: storeKeyOf(sessionId),
       payload,
       signature: signStoreMessage(sessionId, `${path}:${JSON.stringify(payload ?? {})}`),
@@ -187,7 +195,7 @@ export class ServiceClient {
       sessionId,
       { newKey, data: encryptJsonTo(newKey, stored) },
     );
-    if (res.status !== 200) throw sessionCallError(res.status, res.body);
+    if (res.status !== 200) throw sessionCallError(res);
     return {
       sessionId: next,
       expiresIn: num(res.body.expiresIn) ?? 0,
@@ -202,16 +210,55 @@ export class ServiceClient {
       sessionId,
       {},
     );
-    if (res.status !== 200) throw sessionCallError(res.status, res.body);
+    if (res.status !== 200) throw sessionCallError(res);
     return res.body.sessions ?? [];
   }
 
-  /** Ends a session of the list (false when it had ended already). */
-  async endSession(sessionId: string, id: string): Promise<boolean> {
-    const res = await this.signedSessionCall('/api/session/end', sessionId, { id });
-    if (res.status === 404 && res.body.code === undefined) return false;
-    if (res.status !== 200) throw sessionCallError(res.status, res.body);
+  /**
+   * A one-time link to the service's account page for this session (a ticket in the fragment, good
+   * for one opening within two minutes). An MFA user's call carries `proof`, as `endSession`.
+   */
+  async accountPageUrl(sessionId: string, coreKitKey?: string, lang?: string): Promise<string> {
+    const res = await this.signedMfaCall<{ ticket?: unknown }>(
+      '/api/account/ticket',
+      sessionId,
+      {},
+      coreKitKey,
+    );
+    if (res.status !== 200 || typeof res.body.ticket !== 'string') throw sessionCallError(res);
+    const query = lang ? `?lang=${encodeURIComponent(lang)}` : '';
+    return `${this.sdkUrl}/account${query}#ticket=${res.body.ticket}`;
+  }
+
+  /**
+   * Marks a parked passkey login (`loginId`) as a link to this session's account: the passkey it
+   * registers signs in to the same account (and key). Beyond `002_…txt`.
+   */
+  async linkPasskey(sessionId: string, loginId: string): Promise<void> {
+    const res = await this.signedSessionCall('/api/passkey/link', sessionId, { loginId });
+    if (res.status !== 200) throw sessionCallError(res);
+  }
+
+  /**
+   * Ends a session of the list (false when it had ended already). For an MFA user the call carries
+   * `proof`, signed by the rebuilt coreKitKey: a session that passed only the first factor may not
+   * sign the user out elsewhere.
+   */
+  async endSession(sessionId: string, id: string, coreKitKey?: string): Promise<boolean> {
+    const res = await this.signedMfaCall('/api/session/end', sessionId, { id }, coreKitKey);
+    if (serviceError(res.body).code === 'LISTED_SESSION_NOT_FOUND') return false;
+    if (res.status !== 200) throw sessionCallError(res);
     return true;
+  }
+
+  /**
+   * Shows the service a second factor for this session (export policy \`user\` or \`off\`, where
+   * the app never rebuilds the key): the service marks the sign-in, and \`endSession\` and the
+   * account page work without a proof. Nothing comes back but success.
+   */
+  async confirmSecondFactor(sessionId: string, factor: SecondFactorInput): Promise<void> {
+    const res = await this.signedMfaCall('/api/mfa/confirm', sessionId, factor);
+    if (res.status !== 200) throw sessionCallError(res);
   }
 
   /** The service asks for MFA setup (JWT logins, no page): set up, skip, or refuse. */
@@ -230,7 +277,7 @@ export class ServiceClient {
         );
       }
       const res = await this.post<LoginResult>('/api/mfa/skip', { loginId });
-      return res.status === 200 ? res.body : { error: res.body.error ?? `status ${res.status}` };
+      return res.status === 200 ? res.body : failedLogin(res);
     }
     let authenticatorCode: string | undefined;
     if (setup.factors.includes('authenticatorFactor')) {
@@ -240,14 +287,11 @@ export class ServiceClient {
           'authenticatorFactor needs setup.authenticator (show the URI, return the code)',
         );
       }
-      const enrol = await this.post<{ uri?: string; qrSvg?: string; error?: string }>(
-        '/api/mfa/authenticator',
-        {
-          loginId,
-        },
-      );
+      const enrol = await this.post<{ uri?: string; qrSvg?: string }>('/api/mfa/authenticator', {
+        loginId,
+      });
       if (enrol.status !== 200 || !enrol.body.uri) {
-        throw new AuthError('LOGIN_FAILED', `MFA setup refused: ${enrol.body.error ?? enrol.status}`);
+        throw new AuthError('LOGIN_FAILED', `MFA setup refused: ${errorText(enrol)}`);
       }
       authenticatorCode = await setup.authenticator({ uri: enrol.body.uri, qrSvg: enrol.body.qrSvg ?? '' });
     }
@@ -259,18 +303,23 @@ export class ServiceClient {
       authenticatorCode,
     });
     if (res.status !== 200) {
-      throw new AuthError('LOGIN_FAILED', `MFA setup refused: ${res.body.error ?? res.status}`);
+      throw new AuthError('LOGIN_FAILED', `MFA setup refused: ${errorText(res)}`);
     }
     return res.body;
   }
 }
 
+/** A login the service refused (an error answer), as the login result the app gets. */
+export function failedLogin(res: { status: number; body: unknown }): LoginResult {
+  return { error: errorText(res), code: serviceError(res.body).code };
+}
+
 /** A refused session call: the session is gone (`SESSION_EXPIRED`), else `SERVICE_ERROR`. */
-function sessionCallError(status: number, body: SessionCallError): AuthError {
-  if (body.code === 'SESSION_NOT_FOUND' || body.code === 'SESSION_REUSED') {
-    return new AuthError('SESSION_EXPIRED', body.error ?? 'Session expired, please login again!');
+function sessionCallError(res: { status: number; body: unknown }): AuthError {
+  const { code, message } = serviceError(res.body);
+  if (code === 'SESSION_NOT_FOUND' || code === 'SESSION_REUSED') {
+    return new AuthError('SESSION_EXPIRED', message ?? 'Session expired, please login again!');
   }
-  if (body.code === 'SESSION_ROTATED')
-    return new AuthError('SESSION_ROTATED', body.error ?? 'Session renewed');
-  return new AuthError('SERVICE_ERROR', `Auth service: ${body.error ?? `status ${status}`}`);
+  if (code === 'SESSION_ROTATED') return new AuthError('SESSION_ROTATED', message ?? 'Session renewed');
+  return new AuthError('SERVICE_ERROR', `Auth service: ${errorText(res)}`);
 }

@@ -62,3 +62,57 @@ export class SessionDeadline {
     (this.timer as { unref?: () => void }).unref?.();
   }
 }
+
+/**
+ * A live session's time: when it ends, and (for a session the service can renew) when use of the
+ * app renews it, once half its idle window is gone.
+ */
+export class SessionWindow {
+  private readonly deadline: SessionDeadline;
+  private renewAt?: number;
+  /** The service can renew this session (it says the idle window; older services and sessions do not). */
+  renewable = false;
+
+  constructor(
+    onDue: () => void,
+    private readonly autoRenew: boolean,
+  ) {
+    this.deadline = new SessionDeadline(onDue);
+  }
+
+  /** The deadline (ms since the epoch, this device's clock), or undefined with no session. */
+  get expiresAt(): number | undefined {
+    return this.deadline.expiresAt;
+  }
+
+  /**
+   * Starts the window of a session just read or renewed: `expiresIn` and `idleTime` as the service
+   * says them (seconds), else the idToken's `exp`.
+   */
+  set(expiresIn: number | undefined, idleTime: number | undefined, idToken?: string): void {
+    const now = Date.now();
+    this.deadline.set(expiresIn !== undefined ? now + expiresIn * 1000 : jwtExpiry(idToken));
+    this.renewable = idleTime !== undefined;
+    this.renewAt =
+      expiresIn !== undefined && idleTime !== undefined && this.autoRenew
+        ? now + Math.max(0, expiresIn - idleTime / 2) * 1000
+        : undefined;
+  }
+
+  clear(): void {
+    this.deadline.clear();
+    this.renewAt = undefined;
+  }
+
+  /** True (and the window cleared) once the deadline has passed. */
+  passed(): boolean {
+    if (!this.deadline.passed()) return false;
+    this.renewAt = undefined;
+    return true;
+  }
+
+  /** Use of the app should renew the session now. */
+  get renewDue(): boolean {
+    return this.renewAt !== undefined && Date.now() >= this.renewAt;
+  }
+}

@@ -145,10 +145,19 @@ export type SessionPayload = AuthState & {
 };
 
 /**
- * Who may read the user's key, per clientId in the auth service's `exportPolicy` (beyond the seed):
+ * Who may read the user's key, per clientId in the auth service's `exportPolicy` (beyond `002_…txt`):
  * `app` (default, as v7: `getPrivKey()` returns it), `user` (the app never receives it: the user's
  * own export on the auth service's page is still to come), `off` (nobody reads it out).
  */
 export type KeyExportPolicy = 'app' | 'user' | 'off';
+
+/**
+ * A second factor shown to the auth service by `confirmSecondFactor` (export policy `user` or `off`):
+ * the account's password, its backup phrase, or a code of its authenticator app.
+ */
+export type SecondFactorInput =
+  | { password: string }
+  | { backupPhrase: string }
+  | { authenticatorCode: string };
 
 export const DEFAULT_PRIMARY_COLOR = '#0364FF';

@@ -2,7 +2,19 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type AuthServer, startAuthServer } from '@portico/auth-server';
 import { tempDir, unsignedTransfer } from '@portico/testkit';
-import { createSolanaRpc, devnet, generateKeyPairSigner } from '@solana/kit';
+import {
+  createSolanaRpc,
+  devnet,
+  generateKeyPairSigner,
+  getAddressEncoder,
+  getBase58Decoder,
+  getPublicKeyFromAddress,
+  getTransactionDecoder,
+  getTransactionEncoder,
+  type SignatureBytes,
+  verifySignature,
+} from '@solana/kit';
+import { verifySignIn } from '@solana/wallet-standard-util';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import {
   createPublicClient,
@@ -17,7 +29,10 @@ import { privateKeyToAccount } from 'viem/accounts';
 import {
   Auth,
   type AuthInitParams,
+  type AuthSolanaAccount,
+  type AuthSolanaWallet,
   announceAuthProvider,
+  announceAuthSolanaWallet,
   type Eip155Provider,
   MemoryStorage,
   type SolanaProvider,
@@ -243,4 +258,218 @@ describe('auth.provider follows the login', { timeout: 120_000 }, () => {
     target.dispatchEvent(new Event('eip6963:requestProvider'));
     assert.equal(heard.length, 2, 'no announcement after stop()');
   });
+
+  it('is registered with the Wallet Standard as one wallet across logins: connect runs the login, change follows the user', async () => {
+    // The Wallet Standard's window events on an EventTarget of Node's own; the app side is what
+    // @wallet-standard/app does (a Chromium page with getWallets() is in solana-standard.browser.test.ts).
+    const chainId = stack.solana?.chainId as string;
+    const auth = await create({
+      chainConfig: { chainNamespace: 'solana', chainId, rpcTarget: rpcUrl('solana-local') },
+    });
+    const target = new EventTarget();
+    const registered: AuthSolanaWallet[] = [];
+    let unregistered = 0;
+    const api = {
+      register: (wallet: AuthSolanaWallet) => {
+        registered.push(wallet);
+        return () => {
+          unregistered++;
+        };
+      },
+    };
+    target.addEventListener('wallet-standard:register-wallet', (event) =>
+      (event as CustomEvent<(app: typeof api) => void>).detail(api),
+    );
+    const icon = 'data:image/svg+xml;base64,PHN2Zy8+';
+    let logins = 0;
+    const { wallet, stop } = announceAuthSolanaWallet(
+      auth,
+      { name: 'Example app', icon },
+      {
+        target,
+        connect: async () => {
+          logins++;
+          await auth.login({ loginProvider: 'jwt', extraLoginOptions: { id_token: await token('frank') } });
+        },
+      },
+    );
+    assert.deepEqual(registered, [wallet]);
+    // An app loaded later asks with app-ready and gets the same wallet.
+    target.dispatchEvent(new CustomEvent('wallet-standard:app-ready', { detail: api }));
+    assert.deepEqual(registered, [wallet, wallet]);
+    assert.equal(wallet.name, 'Example app');
+    assert.deepEqual(wallet.chains, [chainId.startsWith('solana:') ? chainId : `solana:${chainId}`]);
+    assert.deepEqual(Object.keys(wallet.features), [
+      'standard:connect',
+      'standard:disconnect',
+      'standard:events',
+      'solana:signIn',
+      'solana:signMessage',
+      'solana:signTransaction',
+      'solana:signAndSendTransaction',
+    ]);
+
+    assert.deepEqual(wallet.accounts, []);
+    assert.deepEqual((await wallet.features['standard:connect'].connect({ silent: true })).accounts, []);
+    assert.equal(logins, 0, 'a silent connect logs nobody in');
+    const changes: string[][] = [];
+    wallet.features['standard:events'].on('change', ({ accounts }) =>
+      changes.push((accounts ?? []).map((a) => a.address)),
+    );
+
+    const { accounts } = await wallet.features['standard:connect'].connect();
+    assert.equal(logins, 1);
+    const provider = auth.provider as SolanaProvider;
+    const user = provider.getSigner().address;
+    const [account] = accounts as AuthSolanaAccount[];
+    assert.equal(account.address, user);
+    assert.deepEqual(account.publicKey, new Uint8Array(getAddressEncoder().encode(user)));
+    assert.deepEqual(account.chains, wallet.chains);
+    assert.equal(wallet.accounts[0], account, 'the same account object while the user stays');
+    assert.deepEqual(changes, [[user]]);
+    assert.equal((await wallet.features['standard:connect'].connect()).accounts[0], account);
+    assert.equal(logins, 1, 'connect with a user logged in does not log in again');
+
+    // solana:signMessage: an ed25519 signature kit verifies.
+    const message = new TextEncoder().encode('found by the Wallet Standard');
+    const [signed] = await wallet.features['solana:signMessage'].signMessage({ account, message });
+    assert.deepEqual(signed.signedMessage, message);
+    const key = await getPublicKeyFromAddress(user);
+    assert.equal(await verifySignature(key, signed.signature as SignatureBytes, message), true);
+
+    // solana:signIn: the SIWS message, verified by @solana/wallet-standard-util's verifySignIn.
+    const input = {
+      domain: 'example.app',
+      statement: 'Sign in to Example',
+      uri: 'https://example.app/login',
+      version: '1',
+      chainId: 'localnet',
+      nonce: 'a1b2c3d4e5',
+      issuedAt: new Date().toISOString(),
+      resources: ['https://example.app/terms'],
+    };
+    const [signIn] = await wallet.features['solana:signIn'].signIn(input);
+    assert.equal(signIn.account, account);
+    assert.equal(verifySignIn(input, signIn), true);
+    assert.equal(verifySignIn({ ...input, nonce: 'other' }, signIn), false);
+    assert.equal(verifySignIn({ ...input, domain: 'evil.example' }, signIn), false);
+    assert.match(
+      new TextDecoder().decode(signIn.signedMessage),
+      new RegExp(`^example\\.app wants you to sign in with your Solana account:\\n${user}\\n`),
+    );
+    // Node has no page to take the domain from; a line break cannot add a field.
+    await assert.rejects(wallet.features['solana:signIn'].signIn({}), TypeError);
+    await assert.rejects(
+      wallet.features['solana:signIn'].signIn({ domain: 'example.app', statement: 'x\nNonce: 1' }),
+      TypeError,
+    );
+    await assert.rejects(
+      wallet.features['solana:signIn'].signIn({ domain: 'example.app', address: recipientOf() }),
+      (error: { code?: number }) => error.code === 4100,
+    );
+
+    // solana:signTransaction on wire bytes, then solana:signAndSendTransaction onto the ledger.
+    await stack.airdrop(user, 1_000_000_000);
+    const rpc = createSolanaRpc(devnet(rpcUrl('solana-local')));
+    const recipient = (await generateKeyPairSigner()).address;
+    const tx = await unsignedTransfer(rpcUrl('solana-local'), {
+      from: user,
+      to: recipient,
+      lamports: 1_000_000n,
+    });
+    const wire = new Uint8Array(getTransactionEncoder().encode(tx));
+    const [{ signedTransaction }] = await wallet.features['solana:signTransaction'].signTransaction({
+      account,
+      transaction: wire,
+    });
+    const decoded = getTransactionDecoder().decode(signedTransaction);
+    assert.equal(
+      await verifySignature(key, decoded.signatures[user] as SignatureBytes, decoded.messageBytes),
+      true,
+    );
+    const [{ signature }] = await wallet.features['solana:signAndSendTransaction'].signAndSendTransaction({
+      account,
+      chain: wallet.chains[0],
+      transaction: wire,
+    });
+    assert.equal(signature.length, 64);
+    const found = await waitForSignature(rpc, getBase58Decoder().decode(signature), recipient);
+    assert.ok(found, 'the transfer is in the recipient’s history');
+    await assert.rejects(
+      wallet.features['solana:signMessage'].signMessage({ account, chain: 'solana:mainnet', message }),
+      (error: { code?: number }) => error.code === 4100,
+    );
+
+    // disconnect hides the account from the dapp (the user stays logged in); connect brings it back.
+    await wallet.features['standard:disconnect'].disconnect();
+    assert.deepEqual(wallet.accounts, []);
+    assert.ok(auth.provider, 'still logged in');
+    await assert.rejects(
+      wallet.features['solana:signMessage'].signMessage({ account, message }),
+      (error: { code?: number }) => error.code === 4900,
+    );
+    await wallet.features['standard:connect'].connect();
+    assert.equal(wallet.accounts[0], account);
+
+    // Logout, then another user logging in by the app itself: change events, the same wallet.
+    await auth.logout();
+    assert.deepEqual(wallet.accounts, []);
+    await assert.rejects(
+      wallet.features['solana:signMessage'].signMessage({ account, message }),
+      (error: { code?: number }) => error.code === 4900,
+    );
+    await auth.login({ loginProvider: 'jwt', extraLoginOptions: { id_token: await token('grace') } });
+    const grace = provider.getSigner().address;
+    assert.notEqual(grace, user);
+    assert.deepEqual(changes, [[user], [], [user], [], [grace]]);
+    // A getter read after an assertion on it: TypeScript would keep the narrowed type otherwise.
+    const accountsNow = (): readonly AuthSolanaAccount[] => wallet.accounts;
+    assert.equal(accountsNow()[0].address, grace);
+    await assert.rejects(
+      wallet.features['solana:signMessage'].signMessage({ account, message }),
+      (error: { code?: number }) => error.code === 4100,
+      'an account of the previous user is refused',
+    );
+
+    stop();
+    assert.equal(unregistered, 2);
+    target.dispatchEvent(new CustomEvent('wallet-standard:app-ready', { detail: api }));
+    assert.equal(registered.length, 2, 'no registration after stop()');
+  });
+
+  it('the Wallet Standard wallet reports a session expiry as change with no accounts, and signs no more', async () => {
+    const chainId = stack.solana?.chainId as string;
+    const auth = await create({
+      chainConfig: { chainNamespace: 'solana', chainId, rpcTarget: rpcUrl('solana-local') },
+      sessionTime: 5,
+    });
+    const expired = new Promise((resolve) => auth.on('sessionExpired', resolve));
+    const { wallet, stop } = announceAuthSolanaWallet(
+      auth,
+      { name: 'Example app', icon: 'data:image/svg+xml;base64,PHN2Zy8+' },
+      {
+        target: new EventTarget(),
+        connect: async () =>
+          auth.login({ loginProvider: 'jwt', extraLoginOptions: { id_token: await token('hank') } }),
+      },
+    );
+    const changes: string[][] = [];
+    wallet.features['standard:events'].on('change', ({ accounts }) =>
+      changes.push((accounts ?? []).map((a) => a.address)),
+    );
+    const [account] = (await wallet.features['standard:connect'].connect()).accounts;
+    await expired;
+    assert.deepEqual(changes, [[account.address], []]);
+    assert.deepEqual(wallet.accounts, []);
+    await assert.rejects(
+      wallet.features['solana:signMessage'].signMessage({ account, message: new Uint8Array([1]) }),
+      (error: { code?: number }) => error.code === 4900,
+    );
+    stop();
+  });
 });
+
+/** Some address that is not the user's (the system program). */
+function recipientOf(): string {
+  return '11111111111111111111111111111111';
+}

@@ -84,6 +84,46 @@ describe('chain clients stay out of bundles that do not use them', { timeout: 60
     assert.deepEqual(solana.filter(fromPackage('viem')), []);
   });
 
+  it('a solana app announcing with EIP-6963 and the Wallet Standard loads no chain library up front', async () => {
+    const meta = await bundle(`
+      import { Auth, announceAuthProvider, announceAuthSolanaWallet } from '@portico/auth';
+      const auth = await Auth.create({
+        clientId: 'app', network: 'sapphire_devnet',
+        chainConfig: { chainNamespace: 'solana', chainId: '0x3', rpcTarget: 'https://gw.example/solana/v3/KEY' },
+      });
+      const connect = () => auth.login({ loginProvider: 'google' });
+      announceAuthProvider(auth, { name: 'App', icon: 'data:image/svg+xml;base64,PHN2Zy8+', rdns: 'app.example' }, { connect });
+      export const { wallet } = announceAuthSolanaWallet(auth, { name: 'App', icon: 'data:image/svg+xml;base64,PHN2Zy8+' }, { connect });
+    `);
+    const initial = inputsOf(meta, staticClosure(meta, entryOf(meta)));
+    assert.ok(
+      initial.some((i) => i.endsWith('providers/solana-standard.ts')),
+      'the wallet is in the first load',
+    );
+    assert.ok(initial.some((i) => i.endsWith('providers/siws.ts')));
+    assert.deepEqual(initial.filter(fromPackage('@solana')), [], 'no @solana/* in the first load');
+    assert.deepEqual(initial.filter(fromPackage('viem')), [], 'no viem in the first load');
+  });
+
+  it('the whole main entry, in cookie mode, bundles nothing of @portico/auth/server or jose', async () => {
+    const meta = await bundle(`
+      export * from '@portico/auth';
+      import { Auth } from '@portico/auth';
+      export const auth = await Auth.create(
+        { clientId: 'app', network: 'sapphire_devnet' },
+        { sessionCookie: { endpoint: '/api/portico-session' } },
+      );
+    `);
+    const all = inputsOf(meta, Object.keys(meta.outputs));
+    assert.ok(all.some((i) => i.endsWith('packages/auth/src/session-cookie.ts')));
+    assert.deepEqual(
+      all.filter((i) => i.includes('packages/auth/src/server/')),
+      [],
+      'the server entry (Node) is not in it',
+    );
+    assert.deepEqual(all.filter(fromPackage('jose')), []);
+  });
+
   it('@portico/auth/providers/eip155 alone bundles viem and nothing of @solana', async () => {
     const meta = await bundle(`
       import { createEip155Provider } from '@portico/auth/providers/eip155';

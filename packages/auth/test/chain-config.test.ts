@@ -82,6 +82,9 @@ describe('chainConfig (init parameter, beyond the seed)', () => {
     assert.equal(normalizeChainId('eip155', '0X2105'), undefined);
     assert.equal(normalizeChainId('eip155', '0x002105'), '0x2105');
     assert.equal(normalizeChainId('solana', '0x1'), 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp');
+    // Web3Auth's 0x2 and 0x3: the testnet and devnet genesis hashes' first 32 characters (CAIP-2).
+    assert.equal(normalizeChainId('solana', '0x2'), 'solana:4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z');
+    assert.equal(normalizeChainId('solana', '0x3'), 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1');
     assert.equal(normalizeChainId('solana', 'solana:abc'), 'solana:abc');
     assert.equal(normalizeChainId('solana', 'abc'), 'solana:abc');
     assert.equal(normalizeChainId('solana', 'solana:'), undefined);

@@ -10,7 +10,7 @@ import {
   getEd25519PrivKey,
   randomPrivKey,
   secp256k1PublicKey,
-} from '../src/index.ts';
+} from '../src/protocol.ts';
 
 // The reference implementations, used only as test oracles (devDependencies).
 const require = createRequire(import.meta.url);

@@ -2,20 +2,22 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   Auth,
-  checkSetupChoice,
-  combineShares,
   MemoryStorage,
   type MfaSettings,
-  mfaPrompt,
   normalizeInitParams,
+  SOCIAL_BACKUP_WARNING,
+} from '../src/index.ts';
+import {
+  checkSetupChoice,
+  combineShares,
+  mfaPrompt,
   openShareWithKey,
   randomPrivKey,
-  SOCIAL_BACKUP_WARNING,
   sealShareWithKey,
   setupOrder,
   shareAt,
   splitKey,
-} from '../src/index.ts';
+} from '../src/protocol.ts';
 
 const base = { clientId: 'BPi5PB_UiIZ', network: 'sapphire_devnet' as const };
 

@@ -8,7 +8,7 @@ import {
   sealShareWithPassword,
   shareToMnemonic,
   splitKey,
-} from '../src/index.ts';
+} from '../src/protocol.ts';
 
 // Building blocks; the MFA flows are tested in packages/auth-server/test/mfa.test.ts.
 describe('MFA building blocks: threshold shares and factor encodings', () => {

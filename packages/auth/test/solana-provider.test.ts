@@ -30,7 +30,7 @@ import {
   verifySignature,
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
-import { getEd25519PrivKey, randomPrivKey } from '../src/index.ts';
+import { getEd25519PrivKey, randomPrivKey } from '../src/protocol.ts';
 import { createSolanaProvider, type SolanaProvider, SolanaWallet } from '../src/providers/solana/index.ts';
 import { type ChainStack, recordingFetch, startChainStack, waitForSignature } from './chain-stack.ts';
 

@@ -27,8 +27,10 @@ export const mfaSettings = refine(
       backUpShareFactor: optional(setting),
       socialBackupFactor: optional(setting),
       passwordFactor: optional(setting),
-      /** Beyond the seed: an authenticator app (TOTP). */
+      /** Beyond `002_…txt`: an authenticator app (TOTP). */
       authenticatorFactor: optional(setting),
+      /** Beyond `002_…txt`: a passkey, set up and used on the login page. */
+      passkeysFactor: optional(setting),
     },
     { shape: `an object with ${list(MFA_FACTORS)}` },
   ),

@@ -42,6 +42,8 @@ export const LOGIN_PROVIDERS = [
   'wechat',
   'email_passwordless',
   'jwt',
+  // Beyond `002_…txt`: a passkey (WebAuthn) on the login page, when the service has a passkey verifier.
+  'passkey',
 ] as const;
 export type LoginProvider = (typeof LOGIN_PROVIDERS)[number];
 
@@ -75,8 +77,10 @@ export const MFA_FACTORS = [
   'backUpShareFactor',
   'socialBackupFactor',
   'passwordFactor',
-  /** Beyond the seed: an authenticator app (TOTP, RFC 6238). */
+  /** Beyond `002_…txt`: an authenticator app (TOTP, RFC 6238). */
   'authenticatorFactor',
+  /** Beyond `002_…txt`: a passkey (WebAuthn) on the login page. */
+  'passkeysFactor',
 ] as const;
 
 /** The namespaces `auth.provider` serves. */

@@ -17,6 +17,8 @@ export class ProviderLink {
     chainConfig: ChainConfig | undefined,
     private readonly keys: ProviderKeys,
     private readonly fetcher: typeof fetch | undefined,
+    /** Told after each sync, when `current` may have changed. */
+    private readonly onSync: () => void = () => {},
   ) {
     if (chainConfig) this.chains = new ChainRegistry(chainConfig);
   }
@@ -56,9 +58,10 @@ export class ProviderLink {
     if (!this.chains) return;
     if (!this.key()) {
       this.provider?.disconnect();
-      return;
+    } else {
+      this.provider ??= await loadProvider(this.chains, this.keys, this.fetcher);
+      this.provider.connect();
     }
-    this.provider ??= await loadProvider(this.chains, this.keys, this.fetcher);
-    this.provider.connect();
+    this.onSync();
   }
 }

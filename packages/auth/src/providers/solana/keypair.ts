@@ -11,8 +11,8 @@ export interface SolanaKeypair {
 
 /**
  * A keypair from `getEd25519PrivKey()`'s 128 hex (`seed ‖ publicKey`). Signing uses @noble/curves
- * rather than WebCrypto's Ed25519, which older Safari and Firefox lack and which would make the seed
- * an extractable CryptoKey to import.
+ * rather than WebCrypto's Ed25519, which older Safari and Firefox lack and which would make the
+ * 32-byte seed an extractable CryptoKey to import.
  */
 export function keypairFromEd25519PrivKey(hex: string): SolanaKeypair {
   if (!/^[0-9a-fA-F]{128}$/.test(hex)) {
