@@ -52,12 +52,12 @@ export function hintFor(error) {
   if (error.status === 0)
     return 'Check that the gateway is running (portico dev prints its address) and reload this page.';
   if (error.status === 404)
-    return error.code === 'not_found' && error.message.includes('disabled')
+    return error.code === 'ADMIN_API_OFF'
       ? 'The gateway runs without an admin token, so its admin API is off. Start it with adminToken set.'
       : 'It may have been removed or never existed. Go back to the keys and pick it again.';
   if (error.status === 400 || error.status === 413)
     return 'The gateway rejected the request as invalid. Check what was entered and try again.';
-  if (error.code === 'bad_response')
+  if (error.code === 'BAD_RESPONSE')
     return 'Something other than the gateway answered (a proxy in front of it?). Check the address of this page.';
   if (error.status >= 500) return 'The gateway failed while answering; its log has the details. Try again.';
   return 'Try again; if it keeps failing, check the gateway log.';

@@ -60,7 +60,7 @@ async function requestJson(method, url, { body, token }) {
       method,
       path: url,
       status: 0,
-      code: 'unreachable',
+      code: 'UNREACHABLE',
       message: 'the gateway did not answer (it may be stopped, or the network is down)',
     });
   }
@@ -76,7 +76,7 @@ async function requestJson(method, url, { body, token }) {
     method,
     path: url,
     status: response.status,
-    code: typeof error?.code === 'string' ? error.code : 'bad_response',
+    code: typeof error?.code === 'string' ? error.code : 'BAD_RESPONSE',
     message:
       typeof error?.message === 'string'
         ? error.message

@@ -19,7 +19,7 @@ export type AuthAdminSource = AuthAdminTarget | (() => AuthAdminTarget | undefin
 const FORWARDED_PARAMS = ['user', 'event', 'since', 'until', 'after', 'limit'];
 const UPSTREAM_TIMEOUT_MS = 10_000;
 
-function sendError(response: ServerResponse, status: number, code: string, message: string) {
+function sendError(response: ServerResponse, status: number, code: Uppercase<string>, message: string) {
   const body = JSON.stringify({ error: { code, message } });
   response.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
@@ -47,20 +47,25 @@ export async function proxyAudit(
   options: { adminToken?: string; authAdmin?: AuthAdminSource },
 ): Promise<void> {
   if (!options.adminToken) {
-    return sendError(response, 404, 'not_found', 'the admin API is disabled: the gateway has no admin token');
+    return sendError(
+      response,
+      404,
+      'ADMIN_API_OFF',
+      'the admin API is disabled: the gateway has no admin token',
+    );
   }
   if (!authorized(request, options.adminToken)) {
-    return sendError(response, 401, 'unauthorized', 'missing or wrong admin token');
+    return sendError(response, 401, 'ADMIN_TOKEN_REQUIRED', 'missing or wrong admin token');
   }
   if (request.method !== 'GET') {
-    return sendError(response, 405, 'method_not_allowed', 'only GET is allowed here');
+    return sendError(response, 405, 'METHOD_NOT_ALLOWED', 'only GET is allowed here');
   }
   const target = typeof options.authAdmin === 'function' ? options.authAdmin() : options.authAdmin;
   if (!target) {
     return sendError(
       response,
       404,
-      'auth_not_configured',
+      'AUTH_NOT_CONFIGURED',
       'no auth service with an admin token is connected to this dashboard',
     );
   }
@@ -79,7 +84,7 @@ export async function proxyAudit(
       signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS),
     });
   } catch {
-    return sendError(response, 502, 'auth_unreachable', 'the auth service did not answer');
+    return sendError(response, 502, 'AUTH_UNREACHABLE', 'the auth service did not answer');
   }
   let body: unknown;
   try {
@@ -99,11 +104,11 @@ export async function proxyAudit(
   // A refused filter is the operator's to fix: the auth service's 400 text names the parameter.
   // Anything else (its token refused, its admin API off, a crash) is the deployment's, said here.
   if (answer.status === 400) {
-    const message = (body as { error?: unknown } | undefined)?.error;
+    const message = (body as { error?: { message?: unknown } } | undefined)?.error?.message;
     return sendError(
       response,
       400,
-      'invalid_input',
+      'INVALID_QUERY',
       typeof message === 'string' ? message : 'the auth service refused the filter',
     );
   }
@@ -111,9 +116,9 @@ export async function proxyAudit(
     return sendError(
       response,
       502,
-      'auth_refused',
+      'AUTH_REFUSED',
       'the auth service refused the dashboard (its admin API is off or the configured auth admin token is wrong)',
     );
   }
-  return sendError(response, 502, 'auth_failed', `the auth service failed (HTTP ${answer.status})`);
+  return sendError(response, 502, 'AUTH_FAILED', `the auth service failed (HTTP ${answer.status})`);
 }

@@ -141,7 +141,7 @@ test('the audit API of the dashboard refuses a request without the gateway admin
   const url = `${dashboardUrl}api/audit`;
   const none = await fetch(url);
   assert.equal(none.status, 401);
-  assert.deepEqual(((await none.json()) as { error: { code: string } }).error.code, 'unauthorized');
+  assert.deepEqual(((await none.json()) as { error: { code: string } }).error.code, 'ADMIN_TOKEN_REQUIRED');
   for (const token of ['wrong-token', AUTH_ADMIN_TOKEN]) {
     const refused = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
     assert.equal(refused.status, 401, `token ${token}`);
@@ -286,7 +286,9 @@ test('without an auth service the Audit page says so', async () => {
     const ok = request.headers.authorization === `Bearer ${ADMIN_TOKEN}`;
     response.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' });
     response.end(
-      JSON.stringify(ok ? { networks: [], keys: [] } : { error: { code: 'unauthorized', message: 'no' } }),
+      JSON.stringify(
+        ok ? { networks: [], keys: [] } : { error: { code: 'ADMIN_TOKEN_REQUIRED', message: 'no' } },
+      ),
     );
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
@@ -294,7 +296,7 @@ test('without an auth service the Audit page says so', async () => {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/dashboard/`;
     const api = await fetch(`${base}api/audit`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     assert.equal(api.status, 404);
-    assert.equal(((await api.json()) as { error: { code: string } }).error.code, 'auth_not_configured');
+    assert.equal(((await api.json()) as { error: { code: string } }).error.code, 'AUTH_NOT_CONFIGURED');
     assert.equal((await fetch(`${base}api/audit`)).status, 401);
 
     const { page } = await openSignedIn(base);

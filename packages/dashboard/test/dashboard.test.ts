@@ -547,7 +547,7 @@ test('a list longer than the gateway allows is refused in the page, and the page
   assert.equal(tooMany.status, 400);
   assert.deepEqual(await tooMany.json(), {
     error: {
-      code: 'invalid_input',
+      code: 'INVALID_INPUT',
       message: `settings.allowedMethods must be a list of at most ${limit} entries`,
     },
   });
@@ -564,7 +564,7 @@ test('a failing admin API call shows the error view with what failed and a way b
   await assertAccessible(page, 'error');
   assert.match(
     detail,
-    /GET \/admin\/keys\/no-such-key failed \(HTTP 404, not_found\): no key with id no-such-key/,
+    /GET \/admin\/keys\/no-such-key failed \(HTTP 404, KEY_NOT_FOUND\): no key with id no-such-key/,
   );
   await page.getByRole('link', { name: 'Back to keys' }).click();
   await page.getByRole('heading', { name: 'API keys' }).waitFor();
@@ -612,7 +612,7 @@ test('when the gateway stops answering, the page says so and offers to try again
   await doomed.close();
   await page.getByRole('link', { name: 'Usage', exact: true }).click();
   await page.getByRole('heading', { name: 'The admin API request failed' }).waitFor();
-  assert.match(await page.locator('#error-detail').innerText(), /failed \(no answer, unreachable\)/);
+  assert.match(await page.locator('#error-detail').innerText(), /failed \(no answer, UNREACHABLE\)/);
   assert.match(await page.locator('main').innerText(), /Check that the gateway is running/);
   await page.getByRole('button', { name: 'Try again' }).waitFor();
 });

@@ -7,6 +7,7 @@ export {
   type PendingSignature,
   type SignatureOutcome,
 } from './approvals.ts';
+export { WalletError, type WalletErrorKind } from './base-error.ts';
 export {
   createEip155Chain,
   EIP155_NOTIFICATIONS,

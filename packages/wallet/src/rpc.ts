@@ -1,12 +1,16 @@
 import type { Json } from '@portico/multichain';
+import { WalletError } from './base-error.ts';
 
-/** A JSON-RPC error as thrown by the wallet's chain code: becomes the top-level error of wallet_invokeMethod. */
-export class RpcError extends Error {
-  override name = 'RpcError';
+/**
+ * A JSON-RPC error as thrown by the wallet's chain code: becomes the top-level error of
+ * wallet_invokeMethod, with `code` its JSON-RPC number.
+ */
+export class RpcError extends WalletError {
+  override readonly name: string = 'RpcError';
   readonly code: number;
   readonly data?: Json;
   constructor(code: number, message: string, data?: Json) {
-    super(message);
+    super('rpc_error', message);
     this.code = code;
     if (data !== undefined) this.data = data;
   }

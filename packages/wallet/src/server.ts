@@ -2,10 +2,21 @@ import { timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
-import { isPlainObject } from '@metamask/utils';
-import { BodyTooLargeError, readBody } from '@portico/http';
+import {
+  BodyTooLargeError,
+  boolean,
+  fields,
+  listOf,
+  nonEmptyString,
+  optional,
+  parseBody,
+  readBody,
+  recordOf,
+  string,
+} from '@portico/http';
 import type { ApprovalDecision, MultichainEngine } from '@portico/multichain';
 import type { ApprovalQueue } from './approvals.ts';
+import { WalletError } from './base-error.ts';
 import type { WalletLoginParams, WalletLoginStart, WalletUser } from './login.ts';
 
 /** What `GET /api/account` answers: who the accounts belong to and what the page may offer. */
@@ -36,13 +47,16 @@ export type AccountControls = {
   fund: (namespace: string, address: string) => Promise<void>;
 };
 
-/** A refusal the approval API answers with its status and message. */
-export class HttpError extends Error {
+/** A refusal the approval API answers with its status, a stable UPPER_SNAKE code and its message. */
+export class HttpError extends WalletError {
+  override readonly name: string = 'HttpError';
+  declare readonly status: number;
   constructor(
-    readonly status: number,
+    status: number,
+    readonly code: Uppercase<string>,
     message: string,
   ) {
-    super(message);
+    super('request_refused', message, { status });
   }
 }
 
@@ -77,20 +91,18 @@ async function readLimitedBody(req: IncomingMessage, limit: number): Promise<str
   try {
     return await readBody(req, limit);
   } catch (error) {
-    if (error instanceof BodyTooLargeError) throw new HttpError(413, 'body too large');
+    if (error instanceof BodyTooLargeError) throw new HttpError(413, 'BODY_TOO_LARGE', 'body too large');
     throw error;
   }
 }
 
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+async function readJson(req: IncomingMessage): Promise<unknown> {
   const text = await readLimitedBody(req, 64 * 1024);
-  let body: unknown;
   try {
-    body = JSON.parse(text || '{}');
+    return JSON.parse(text || '{}');
   } catch {
-    throw new HttpError(400, 'the body is not JSON');
+    throw new HttpError(400, 'INVALID_BODY', 'the body is not JSON');
   }
-  return isPlainObject(body) ? body : {};
 }
 
 function send(res: ServerResponse, status: number, body: unknown) {
@@ -98,33 +110,41 @@ function send(res: ServerResponse, status: number, body: unknown) {
   res.end(JSON.stringify(body));
 }
 
-/** A string member of a body read from the network (own property only), else undefined. */
-const stringMember = (body: Record<string, unknown>, key: string) =>
-  Object.hasOwn(body, key) && typeof body[key] === 'string' ? (body[key] as string) : undefined;
-
-/**
- * The approval API's answer as a decision. The body comes over HTTP: only the expected members are
- * read (own properties), lists keep only strings; the engine grants only scopes it offered.
- */
-function approvalDecision(body: Record<string, unknown>): ApprovalDecision {
-  if (!Object.hasOwn(body, 'approved') || body.approved !== true) return { approved: false };
-  const strings = (value: unknown) =>
-    Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
-  const scopes =
-    Object.hasOwn(body, 'scopes') && Array.isArray(body.scopes) ? strings(body.scopes) : undefined;
-  const accounts = new Map<string, string[]>();
-  if (Object.hasOwn(body, 'accounts') && isPlainObject(body.accounts)) {
-    for (const [namespace, list] of Object.entries(body.accounts)) accounts.set(namespace, strings(list));
-  }
-  return { approved: true, scopes, accounts: Object.fromEntries(accounts) };
+/** `{ "error": { "code", "message" } }`, the envelope of docs/http-errors.md. */
+function sendError(res: ServerResponse, status: number, code: Uppercase<string>, message: string) {
+  send(res, status, { error: { code, message } });
 }
 
-/** The login a `POST /api/login` body asks for: a provider, and an id_token for a JWT login. */
-function loginParams(body: Record<string, unknown>): WalletLoginParams {
+/** The approval API's bodies: 400 `INVALID_BODY` names the first field at fault. */
+const BODIES = {
+  /**
+   * An answer to a pending request (a signature reads only `approved`). Account lists are keyed by
+   * namespace; the engine grants only scopes and accounts it offered, so names such as `__proto__`
+   * are data it finds nothing under.
+   */
+  decision: fields({
+    approved: boolean,
+    scopes: optional(listOf(string)),
+    accounts: optional(recordOf(listOf(string))),
+  }),
+  revoke: fields({ origin: string }),
+  /** A login: a provider, and an id_token for a JWT login (empty means not given). */
+  login: fields({ loginProvider: optional(string), idToken: optional(string) }),
+  fund: fields({ namespace: nonEmptyString, address: nonEmptyString }),
+};
+
+/** What `parseBody` throws for a body that fails its schema (the message names the field). */
+const invalidBody = (_field: string, message: string) => new HttpError(400, 'INVALID_BODY', message);
+
+function approvalDecision(body: unknown): ApprovalDecision {
+  const { approved, scopes, accounts } = parseBody(BODIES.decision, body, invalidBody);
+  return approved ? { approved, scopes, accounts: accounts ?? {} } : { approved };
+}
+
+function loginParams(body: unknown): WalletLoginParams {
+  const { loginProvider, idToken } = parseBody(BODIES.login, body, invalidBody);
   const params: WalletLoginParams = {};
-  const loginProvider = stringMember(body, 'loginProvider');
   if (loginProvider) params.loginProvider = loginProvider;
-  const idToken = stringMember(body, 'idToken');
   if (idToken) params.extraLoginOptions = { id_token: idToken };
   return params;
 }
@@ -155,19 +175,19 @@ export function createWalletServer(deps: {
       if (path === '/api/sessions') return send(res, 200, await engine.listSessions());
       if (path === '/api/account') return send(res, 200, account.view());
       if (path === '/api/balances') return send(res, 200, await account.balances());
-      return send(res, 404, { error: 'not found' });
+      return sendError(res, 404, 'NOT_FOUND', 'not found');
     }
-    if (req.method !== 'POST') return send(res, 405, { error: 'method not allowed' });
+    if (req.method !== 'POST') return sendError(res, 405, 'METHOD_NOT_ALLOWED', 'method not allowed');
     const body = await readJson(req);
     const decide = /^\/api\/approvals\/([^/]+)$/.exec(path);
     if (decide) {
       const found = approvals.decide(decodeURIComponent(decide[1]), approvalDecision(body));
-      return send(res, found ? 200 : 404, found ? { ok: true } : { error: 'no such pending request' });
+      if (!found) return sendError(res, 404, 'APPROVAL_NOT_FOUND', 'no such pending request');
+      return send(res, 200, { ok: true });
     }
     switch (path) {
       case '/api/sessions/revoke': {
-        const origin = stringMember(body, 'origin');
-        if (origin === undefined) return send(res, 400, { error: 'origin is required' });
+        const { origin } = parseBody(BODIES.revoke, body, invalidBody);
         await engine.revokeSession(origin);
         return send(res, 200, { ok: true });
       }
@@ -182,14 +202,12 @@ export function createWalletServer(deps: {
         await account.useDevAccounts();
         return send(res, 200, account.view());
       case '/api/fund': {
-        const namespace = stringMember(body, 'namespace');
-        const address = stringMember(body, 'address');
-        if (!namespace || !address) return send(res, 400, { error: 'namespace and address are required' });
+        const { namespace, address } = parseBody(BODIES.fund, body, invalidBody);
         await account.fund(namespace, address);
         return send(res, 200, { ok: true });
       }
       default:
-        return send(res, 404, { error: 'not found' });
+        return sendError(res, 404, 'NOT_FOUND', 'not found');
     }
   }
 
@@ -214,13 +232,17 @@ export function createWalletServer(deps: {
         return;
       }
       if (req.method === 'GET' && url.pathname === '/health') return send(res, 200, { ok: true });
-      if (!url.pathname.startsWith('/api/')) return send(res, 404, { error: 'not found' });
-      if (!authorised(req)) return send(res, 401, { error: 'the approval token is missing or wrong' });
+      if (!url.pathname.startsWith('/api/')) return sendError(res, 404, 'NOT_FOUND', 'not found');
+      if (!authorised(req)) {
+        return sendError(res, 401, 'APPROVAL_TOKEN_REQUIRED', 'the approval token is missing or wrong');
+      }
       await api(req, res, url.pathname);
     } catch (error) {
       if (res.headersSent) return;
-      const status = error instanceof HttpError ? error.status : 400;
-      send(res, status, { error: error instanceof Error ? error.message : String(error) });
+      if (error instanceof HttpError) return sendError(res, error.status, error.code, error.message);
+      // What the wallet's own steps refuse (a login the auth service turns down) is the page's to
+      // show: 400 with the reason.
+      sendError(res, 400, 'REQUEST_FAILED', error instanceof Error ? error.message : String(error));
     }
   });
 }

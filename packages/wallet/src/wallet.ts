@@ -170,12 +170,18 @@ export async function startWallet(options: StartWalletOptions): Promise<Wallet> 
       })
     : undefined;
   const requireLogin = () => {
-    if (!login) throw new HttpError(404, 'no auth service is configured for this wallet (the auth option)');
+    if (!login)
+      throw new HttpError(
+        404,
+        'LOGIN_OFF',
+        'no auth service is configured for this wallet (the auth option)',
+      );
     return login;
   };
 
   async function useDevAccounts() {
-    if (!devAccounts) throw new HttpError(404, 'this wallet offers no dev accounts (devAccounts is off)');
+    if (!devAccounts)
+      throw new HttpError(404, 'DEV_ACCOUNTS_OFF', 'this wallet offers no dev accounts (devAccounts is off)');
     await login?.logout();
     await changeAccounts(() => holdAccounts('dev', deriveAccounts(mnemonic, accountCount)));
   }
@@ -205,15 +211,16 @@ export async function startWallet(options: StartWalletOptions): Promise<Wallet> 
   }
 
   async function fund(namespace: string, address: string) {
-    if (!options.fund) throw new HttpError(404, 'this wallet has no top-up (the fund option)');
+    if (!options.fund) throw new HttpError(404, 'FUND_OFF', 'this wallet has no top-up (the fund option)');
     if (namespace !== 'eip155' && namespace !== 'solana')
-      throw new HttpError(400, 'namespace must be eip155 or solana');
+      throw new HttpError(400, 'INVALID_BODY', 'namespace must be eip155 or solana');
     const held = keyring.addresses(namespace).find((a) => a.toLowerCase() === address.toLowerCase());
-    if (!held) throw new HttpError(400, `the wallet holds no ${namespace} account ${address}`);
+    if (!held)
+      throw new HttpError(400, 'ACCOUNT_NOT_HELD', `the wallet holds no ${namespace} account ${address}`);
     try {
       await options.fund(namespace, held);
     } catch (error) {
-      throw new HttpError(502, `top-up failed: ${(error as Error).message}`);
+      throw new HttpError(502, 'FUND_FAILED', `top-up failed: ${(error as Error).message}`);
     }
     log(`wallet: topped up ${namespace} ${held}`);
   }
@@ -236,6 +243,10 @@ export async function startWallet(options: StartWalletOptions): Promise<Wallet> 
     },
   });
   const ws = attachWebSocketServer(engine, { server, path: '/multichain', onLog: log });
+  // Idle sockets outlive the clients' own idle timeouts (as the gateway and the auth service):
+  // with Node's 5 s, a request on a socket the server was closing failed with ECONNRESET.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {

@@ -107,14 +107,14 @@ describe('the wallet’s login API and callback', { timeout: 60_000 }, () => {
   test('a JWT login the verifier refuses answers 400 with the reason and holds nothing', async () => {
     const refused = await api(wallet, 'POST', '/api/login', { loginProvider: 'jwt', idToken: 'not-a-jwt' });
     assert.equal(refused.status, 400);
-    assert.deepEqual(refused.body, { error: 'Malformed token' });
+    assert.deepEqual(refused.body, { error: { code: 'REQUEST_FAILED', message: 'Malformed token' } });
     assert.equal(wallet.accountSource, 'none');
   });
 
   test('a body over 64 KiB is 413 and changes nothing; the API keeps serving', async () => {
     const oversized = await api(wallet, 'POST', '/api/login', { loginProvider: 'x'.repeat(70_000) });
     assert.equal(oversized.status, 413);
-    assert.deepEqual(oversized.body, { error: 'body too large' });
+    assert.deepEqual(oversized.body, { error: { code: 'BODY_TOO_LARGE', message: 'body too large' } });
     const view = (await api(wallet, 'GET', '/api/account')).body as AccountView;
     assert.equal(view.login.pending, false);
   });
@@ -129,7 +129,9 @@ describe('the wallet’s login API and callback', { timeout: 60_000 }, () => {
       assert.equal(view.canFund, false);
       const login = await api(plain, 'POST', '/api/login', {});
       assert.equal(login.status, 404);
-      assert.match(String(login.body.error), /no auth service is configured/);
+      const refusal = login.body.error as { code: string; message: string };
+      assert.equal(refusal.code, 'LOGIN_OFF');
+      assert.match(refusal.message, /no auth service is configured/);
       assert.equal(
         (await api(plain, 'POST', '/api/fund', { namespace: 'eip155', address: plain.accounts.eip155[0] }))
           .status,

@@ -22,12 +22,14 @@ const EVENTS = [
   'mfa.device.revoked',
   'session.revoked',
   'session.reused',
+  'passkey.registered',
+  'passkey.login',
 ];
 
 /**
  * @typedef {{ outcome?: string, verifier?: string, clientId?: string, network?: string,
  *   address?: string, factor?: string, reason?: string, deviceId?: string, until?: number,
- *   subject?: string, by?: string }} AuditDetail
+ *   subject?: string, by?: string, credential?: string, mode?: string }} AuditDetail
  * @typedef {{ seq: number, at: string, event: string, user?: string | null, detail: AuditDetail }} AuditEntry
  */
 
@@ -61,6 +63,8 @@ function otherDetails(entry) {
   if (d.subject) parts.push(`${d.subject} locked`);
   if (typeof d.until === 'number') parts.push(`until ${formatTime(new Date(d.until).toISOString())}`);
   if (d.by) parts.push(`by ${d.by}`);
+  if (d.mode) parts.push(d.mode === 'link' ? 'linked to the account' : 'new account');
+  if (d.credential) parts.push(`passkey ${d.credential.slice(0, 12)}…`);
   return parts.join(', ') || '–';
 }
 
@@ -236,7 +240,7 @@ export async function auditView(ticket, params) {
   try {
     entries = (await dashboardApi(`audit?${query}`)).entries;
   } catch (error) {
-    if (error instanceof ApiError && error.code === 'auth_not_configured') {
+    if (error instanceof ApiError && error.code === 'AUTH_NOT_CONFIGURED') {
       return show(
         ticket,
         'Audit',

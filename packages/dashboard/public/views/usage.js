@@ -87,7 +87,7 @@ export async function usageView(ticket, params) {
         method: 'GET',
         path: '/admin/keys',
         status: 404,
-        code: 'not_found',
+        code: 'KEY_NOT_FOUND',
         message: `no key with id ${keyId}`,
       }),
       () => go('#/usage'),

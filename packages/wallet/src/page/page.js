@@ -42,7 +42,8 @@ export async function call(method, path, body) {
   } catch {
     json = null;
   }
-  if (!response.ok) throw new Error(json?.error || `HTTP ${response.status}`);
+  // Error answers are `{ error: { code, message } }` (docs/http-errors.md).
+  if (!response.ok) throw new Error(json?.error?.message || `HTTP ${response.status}`);
   return json;
 }
 
