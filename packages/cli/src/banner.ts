@@ -1,8 +1,11 @@
 import type { DevConfigOut } from './dev-config-out.ts';
 
-/** Said in the banner: the dev auth service's logins are open to anyone who can reach it. */
+/**
+ * Said in the banner: the dev auth service's logins are open to anyone who can reach it, and with
+ * no redirect allow-list its login results go to any redirect URL (portico start refuses both).
+ */
 export const DEV_LOGIN_WARNING =
-  'WARNING: development logins are on: anyone who can reach the auth service can log in as any user (the login form, /dev/token, portico dev-token). For development only; never expose portico dev.';
+  'WARNING: development logins are on: anyone who can reach the auth service can log in as any user (the login form, /dev/token, portico dev-token), and login results go to any redirect URL (no allow-list). For development only; never expose portico dev.';
 
 /** The text `portico dev` prints once everything is up: addresses, keys, copy-paste examples. */
 export function printBanner(config: DevConfigOut, options: { blockTime: number; walletLines: string[] }) {

@@ -69,6 +69,8 @@ export function partsConfigOut(
   parts: {
     apiKey?: string;
     dashboard: boolean;
+    /** The gateway's `publicUrl` (behind a proxy): where a person opens the dashboard. */
+    publicUrl?: string;
     auth?: { sdkUrl: string; jwksUrl: string };
     wallet?: Wallet;
   },
@@ -76,7 +78,7 @@ export function partsConfigOut(
   return {
     gatewayUrl: gateway.url,
     networks: networksOut(gateway, parts.apiKey),
-    ...(parts.dashboard ? { dashboard: { url: `${gateway.url}/dashboard/` } } : {}),
+    ...(parts.dashboard ? { dashboard: { url: `${parts.publicUrl || gateway.url}/dashboard/` } } : {}),
     ...(parts.auth ? { auth: { sdkUrl: parts.auth.sdkUrl, jwksUrl: parts.auth.jwksUrl } } : {}),
     ...(parts.wallet ? { wallet: walletConfigOut(parts.wallet) } : {}),
   };

@@ -132,6 +132,9 @@ describe('deploy/compose.yaml run without Docker', { skip: database.skip || redi
       const jwks = await fetch(`http://127.0.0.1:${instance.authPort}/.well-known/jwks.json`);
       assert.equal(jwks.status, 200);
       assert.doesNotMatch(instance.running.output(), /warning: GET \/metrics is open/);
+      // The banner names the addresses people open: the config's publicUrls, not the listening ones.
+      assert.match(instance.running.output(), /^Dashboard\s+https:\/\/rpc\.example\.com\/dashboard\/\s/m);
+      assert.match(instance.running.output(), /^Auth service\s+https:\/\/login\.example\.com\s/m);
     }
   });
 

@@ -94,6 +94,8 @@ describe('portico dev without a browser: dev login, faucet, chain calls metered 
       banner,
       /WARNING: development logins are on: anyone who can reach the auth service can log in as any user/,
     );
+    // Finding 5 of issue 24: dev keeps sending login results to any redirect URL, and says so.
+    assert.match(banner, /login results go to any redirect URL \(no allow-list\)/);
   });
 
   test('a dev token logs in headlessly; the new user is funded; auth.provider transactions land on both chains and are charged to the dev key', async () => {

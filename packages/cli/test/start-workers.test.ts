@@ -29,12 +29,18 @@ function workersOf(pid: number): number[] {
   }
 }
 
-async function until<T>(probe: () => T | undefined, what: string, ms = 30_000): Promise<T> {
+/**
+ * Waits for `probe` to give a value; `what` is said on a timeout (a function: read then, so it can
+ * show the output so far). Generous: on a loaded 2-core machine two workers compiling the sources
+ * through tsx took over 30 s to print the banner.
+ */
+async function until<T>(probe: () => T | undefined, what: string | (() => string), ms = 120_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = probe();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${typeof what === 'function' ? what() : what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -77,8 +83,20 @@ describe('portico start --workers', { skip }, () => {
     });
     child.stdout?.on('data', (chunk) => (output += chunk));
     child.stderr?.on('data', (chunk) => (output += chunk));
-    baseUrl = await until(() => /(http:\/\/\S+)\/v3\/<API_KEY>/.exec(output)?.[1], `the banner:\n${output}`);
-    authUrl = await until(() => /Auth service\s+(\S+)/.exec(output)?.[1], `the auth service:\n${output}`);
+    baseUrl = await until(
+      () => /(http:\/\/\S+)\/v3\/<API_KEY>/.exec(output)?.[1],
+      () => `the banner:\n${output}`,
+    );
+    authUrl = await until(
+      () => /Auth service\s+(\S+)/.exec(output)?.[1],
+      () => `the auth service:\n${output}`,
+    );
+    // The banner comes from the first worker; the second may still be starting (it then takes no
+    // connection, and "each worker answered some" could not hold).
+    await until(
+      () => (output.includes('All 2 workers serve.') ? true : undefined),
+      () => `every worker serving:\n${output}`,
+    );
   });
   after(async () => {
     if (child?.exitCode === null) child.kill('SIGKILL');
@@ -129,7 +147,7 @@ describe('portico start --workers', { skip }, () => {
         const now = served();
         return [...now.values()].reduce((a, b) => a + b, 0) >= 120 ? now : undefined;
       },
-      `120 access-log lines:\n${output.slice(-2000)}`,
+      () => `120 access-log lines:\n${output.slice(-2000)}`,
     );
     assert.deepEqual([...byPid.keys()].sort(), workersOf(child.pid!).sort(), 'each worker answered some');
     assert.equal(

@@ -26,12 +26,19 @@ const PUBLIC_PACKAGES = readdirSync(join(ROOT, 'packages'))
 
 const rootPackage = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const authPackage = JSON.parse(readFileSync(join(ROOT, 'packages/auth/package.json'), 'utf8'));
+const reactPackage = JSON.parse(readFileSync(join(ROOT, 'packages/react/package.json'), 'utf8'));
 /** What the app installs by name; each brings its own @portico dependencies from the registry. */
-const APP_DEPENDENCIES = ['@portico/auth', '@portico/multichain', '@portico/cli'];
-/** Tools of the app, at the versions the repository locks (so npm's cache has them). */
+const APP_DEPENDENCIES = ['@portico/auth', '@portico/multichain', '@portico/cli', '@portico/react'];
+/** The app's React, at the versions the repository locks (so npm's cache has them). */
+const APP_THIRD_PARTY = {
+  react: reactPackage.devDependencies.react,
+  'react-dom': reactPackage.devDependencies['react-dom'],
+};
+/** Tools of the app, at the versions the repository locks. */
 const APP_DEV_DEPENDENCIES = {
   typescript: rootPackage.devDependencies.typescript,
   '@types/node': rootPackage.devDependencies['@types/node'],
+  '@types/react': reactPackage.devDependencies['@types/react'],
   esbuild: authPackage.devDependencies.esbuild,
 };
 
@@ -123,7 +130,10 @@ describe('the packed packages installed into an app outside the repository', () 
         name: 'portico-consumer',
         private: true,
         type: 'module',
-        dependencies: Object.fromEntries(APP_DEPENDENCIES.map((name) => [name, version.get(name)])),
+        dependencies: {
+          ...Object.fromEntries(APP_DEPENDENCIES.map((name) => [name, version.get(name)])),
+          ...APP_THIRD_PARTY,
+        },
         devDependencies: APP_DEV_DEPENDENCIES,
         // What the README tells Node 20 users: @solana/errors pins commander 15 (Node ≥ 22) for its
         // own CLI, which Portico never runs; 14 declares Node 20.
@@ -210,6 +220,15 @@ describe('the packed packages installed into an app outside the repository', () 
     assert.ok(result.accounts.length > 0, 'the wallet granted accounts');
     assert.match(result.blockNumber, /^0x[0-9a-f]+$/);
     assert.equal(result.nodeEntries, true);
+  });
+
+  test('plain Node renders @portico/react on the server: the loading state, no instance made', async () => {
+    assert.ok(dev);
+    const { stdout } = await run(process.execPath, ['node-react.mjs', dev.config.auth.sdkUrl], {
+      cwd: app,
+      env: cleanEnv(),
+    });
+    assert.deepEqual(JSON.parse(stdout), { html: '<p>loading no provider</p>' });
   });
 
   test('a strict nodenext TypeScript check of the public types passes without skipLibCheck', async () => {

@@ -80,6 +80,10 @@ export async function runStart(args: string[]): Promise<number> {
   });
 }
 
+/** Said at start: what `portico dev` has and this process does not. */
+export const PRODUCTION_LINE =
+  'Production: no development login, no /dev/token, no faucet, no wallet auto-approve (those are portico dev only)';
+
 /** Where this process reaches its auth service: its own listening address, not its public one. */
 function localAuthUrl(
   auth: AuthServer,
@@ -140,12 +144,18 @@ async function startParts(
           ),
         )
       : undefined;
-  const out = partsConfigOut(gateway, { dashboard: config.dashboard.enabled, auth, wallet });
+  const out = partsConfigOut(gateway, {
+    dashboard: config.dashboard.enabled,
+    publicUrl: config.publicUrl,
+    auth,
+    wallet,
+  });
   if (configOut && printsBanner) writeFileSync(configOut, `${JSON.stringify(out, null, 2)}\n`);
   const bannerLines = [
     ...(out.dashboard ? [`Dashboard        ${out.dashboard.url}   (sign in with the admin token)`] : []),
     ...(out.auth ? [`Auth service     ${out.auth.sdkUrl}   (apps' sdkUrl; JWKS ${out.auth.jwksUrl})`] : []),
     ...(wallet ? walletBannerLines(wallet) : []),
+    PRODUCTION_LINE,
   ];
   return { close: parts.close, bannerLines, auth };
 }

@@ -39,13 +39,40 @@ export function productionAuthOptions(
     dataDir: config.dataDir ? join(resolve(config.dataDir), 'auth') : undefined,
     verifiers: auth.verifiers as Record<string, VerifierConfig>,
     devLogin: false,
-    allowedRedirects: auth.allowedRedirects,
+    allowedRedirects: withWalletCallback(auth, config.wallet),
     allowedRedirectOrigins: auth.allowedRedirectOrigins,
     maxSessionTime: auth.maxSessionTime,
     adminToken: auth.adminToken,
     exportPolicy: auth.exportPolicy,
+    trustProxy: auth.trustProxy,
+    attemptLimits: definedFields(auth.attemptLimits),
+    rateLimits: definedFields(auth.rateLimits),
+    auditWebhooks: auth.auditWebhooks,
     legacyNetwork: auth.legacyNetwork as StartAuthServerOptions['legacyNetwork'],
   };
+}
+
+/** A config section without its unset fields (they take the service's defaults). */
+function definedFields<T extends object>(value: T | undefined): Partial<T> | undefined {
+  if (value === undefined) return undefined;
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/**
+ * The allow-list with the callback of the wallet this config runs (its users log in through this
+ * service and come back to `<wallet>/login/callback/<nonce>`), for the wallet's clientId only: the
+ * operator's entries for that clientId (or the allowed origins) stay. On a loopback host with port 0
+ * the entry has no port, which allows any (RFC 8252 §7.3, as the service reads it).
+ */
+function withWalletCallback(
+  auth: AuthSection,
+  wallet: StartConfig['wallet'],
+): Record<string, string[]> | undefined {
+  if (!wallet?.enabled) return auth.allowedRedirects;
+  const host = wallet.host.includes(':') ? `[${wallet.host}]` : wallet.host;
+  const callback = `http://${host}${wallet.port ? `:${wallet.port}` : ''}/login/callback`;
+  const own = auth.allowedRedirects?.[wallet.clientId] ?? auth.allowedRedirectOrigins ?? [];
+  return { ...auth.allowedRedirects, [wallet.clientId]: [...own, callback] };
 }
 
 /** The master key from the config, its file or the environment; never a generated development key. */

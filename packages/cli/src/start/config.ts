@@ -54,18 +54,19 @@ const dashboardSchema = section(
   { prepare: (value) => (typeof value === 'boolean' ? { enabled: value } : section_(value)) },
 );
 
-/** One verifier: the fields of `startAuthServer`'s JwtVerifierConfig / OidcVerifierConfig / AggregateVerifierConfig. */
+/** One verifier: the fields of `startAuthServer`'s JwtVerifierConfig / OidcVerifierConfig / AggregateVerifierConfig / PasskeyVerifierConfig. */
 const verifierSchema = (env: NodeJS.ProcessEnv) =>
   section(
     {
-      type: field<'jwt' | 'oidc' | 'aggregate'>((value, at) => {
+      type: field<'jwt' | 'oidc' | 'aggregate' | 'passkey'>((value, at) => {
         if (value === 'dev')
           return `${at}: dev is the development login, which portico start refuses (use portico dev)`;
         return (
           value === 'jwt' ||
           value === 'oidc' ||
           value === 'aggregate' ||
-          `${at} must be jwt, oidc or aggregate`
+          value === 'passkey' ||
+          `${at} must be jwt, oidc, aggregate or passkey`
         );
       }),
       name: optionalString,
@@ -106,6 +107,16 @@ const verifierSchema = (env: NodeJS.ProcessEnv) =>
       allowCaseInsensitive: optional(boolean),
       leeway: optional(integer(0, 3600)),
       maxLeeway: optional(integer(0, 3600)),
+      // Passkey verifiers (beyond `002_…txt`).
+      rpName: optionalString,
+      allowRegistration: optional(boolean),
+      userVerification: optional(
+        field<'required' | 'preferred'>(
+          (value, at) =>
+            value === 'required' || value === 'preferred' || `${at} must be required or preferred`,
+        ),
+      ),
+      timeoutSeconds: optional(integer(30, 600)),
     },
     {
       checkFirst: ['type'],
@@ -148,6 +159,44 @@ const authSchema = (env: NodeJS.ProcessEnv) =>
       adminToken: fromEnv(optionalString, env),
       maxSessionTime: optional(integer(1, 365 * 86_400)),
       legacyNetwork: optionalString,
+      /** Behind a reverse proxy: the client address is the last X-Forwarded-For entry (attempt and rate limits count by it). */
+      trustProxy: optional(boolean),
+      /** Limits on typed second factors (startAuthServer's attemptLimits; unset fields: Keycloak's defaults). */
+      attemptLimits: optional(
+        section({
+          failureFactor: optional(integer(1, 1_000_000)),
+          waitIncrementSeconds: optional(integer(1, 365 * 86_400)),
+          maxWaitSeconds: optional(integer(1, 365 * 86_400)),
+          quickFailureMs: optional(integer(0, 86_400_000)),
+          quickFailureWaitSeconds: optional(integer(1, 365 * 86_400)),
+          resetAfterSeconds: optional(integer(1, 365 * 86_400)),
+        }),
+      ),
+      /** Per-address requests per minute, per instance (startAuthServer's rateLimits). */
+      rateLimits: optional(
+        section({
+          tokensPerMinute: optional(integer(1, 1_000_000)),
+          readsPerMinute: optional(integer(1, 1_000_000)),
+        }),
+      ),
+      /** Every audit entry POSTed to these URLs, HMAC-signed with `secret` (32+ characters; `${VAR}` from the environment). */
+      auditWebhooks: optional(
+        list(
+          section({
+            url: fromEnv(httpUrlString, env),
+            secret: fromEnv(
+              field<string>(
+                (value, at) =>
+                  (typeof value === 'string' && value.length >= 32) ||
+                  `${at} must be a string of 32 or more characters`,
+              ),
+              env,
+            ),
+          }),
+          () => true,
+          (at) => `${at} must be a list of {url, secret}`,
+        ),
+      ),
       /** Per clientId: `app` (default), `user` or `off` (who may read the user's key). */
       exportPolicy: optional(
         record(
