@@ -1,7 +1,7 @@
 // The user's account through @portico/auth: a popup login, then `auth.provider` (EIP-1193, signs
 // with the user's key) for viem, and the same user's Solana address. Every read and broadcast goes
 // to the gateway URL in chainConfig.rpcTarget, so each call is metered on the app's API key.
-import { Auth, type Eip155Provider } from '@portico/auth';
+import { Auth, type AuthInitParams, type Eip155Provider } from '@portico/auth';
 import { createSolanaProvider } from '@portico/auth/providers/solana';
 import { address, createSolanaRpc } from '@solana/kit';
 import {
@@ -30,25 +30,28 @@ export type Account = {
 };
 
 const chainId = Number(config.evm.chainId.split(':')[1]);
-const devChain = defineChain({
+export const devChain = defineChain({
   id: chainId,
   name: 'Portico dev chain',
   nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
   rpcUrls: { default: { http: [config.evm.rpcUrl] } },
 });
 
+/** The app's init parameters: its project id, the auth service, its chain on the gateway. */
+export const authInitParams: AuthInitParams = {
+  clientId: CLIENT_ID,
+  network: 'sapphire_devnet',
+  sdkUrl: config.authUrl,
+  chainConfig: {
+    chainNamespace: 'eip155',
+    chainId: `0x${chainId.toString(16)}`,
+    rpcTarget: config.evm.rpcUrl,
+  },
+};
+
 /** Auth with the app's chain; a session left by an earlier visit is restored. */
 export function createAuth(): Promise<Auth> {
-  return Auth.create({
-    clientId: CLIENT_ID,
-    network: 'sapphire_devnet',
-    sdkUrl: config.authUrl,
-    chainConfig: {
-      chainNamespace: 'eip155',
-      chainId: `0x${chainId.toString(16)}`,
-      rpcTarget: config.evm.rpcUrl,
-    },
-  });
+  return Auth.create(authInitParams);
 }
 
 /** The logged-in user's account, or undefined when nobody is logged in. */

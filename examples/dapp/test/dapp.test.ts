@@ -5,48 +5,19 @@
 // rejected on the wallet's own page → live new-block events → every call charged to the example's
 // own API key (admin usage API).
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
-import { dirname, extname, join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { promisify } from 'node:util';
 import { launchChromium, tempDir, usageByMethod } from '@portico/testkit';
 import type { Browser, Page } from 'playwright-core';
 import { createPublicClient, type Hex, http, parseEther, verifyMessage } from 'viem';
 import { foundry } from 'viem/chains';
 import { type Running, startDev } from '../../../packages/cli/test/dev-process.ts';
+import { buildExample, devLogin, serveStatic, textOf as textOfPage } from './example-app.ts';
 
-const run = promisify(execFile);
-const EXAMPLE_DIR = new URL('..', import.meta.url).pathname;
-const ROOT = new URL('../../..', import.meta.url).pathname;
-const VITE = join(dirname(createRequire(import.meta.url).resolve('vite/package.json')), 'bin/vite.js');
 const RECIPIENT = '0x000000000000000000000000000000000000dEaD';
 const MESSAGE = 'Hello from the Portico example dapp';
-const TYPES: Record<string, string> = {
-  '.html': 'text/html',
-  '.js': 'text/javascript',
-  '.css': 'text/css',
-};
-
-/** Serves a folder of static files, as any web host would serve the built app. */
-async function serveStatic(root: string): Promise<Server> {
-  const server = createServer(async (request, response) => {
-    const path = new URL(request.url ?? '/', 'http://x').pathname;
-    const file = join(root, path === '/' ? 'index.html' : path);
-    try {
-      const body = await readFile(file);
-      response.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
-      response.end(body);
-    } catch {
-      response.writeHead(404).end();
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return server;
-}
 
 describe('the example dapp in Chromium against portico dev', { timeout: 300_000 }, () => {
   const dir = tempDir();
@@ -73,15 +44,9 @@ describe('the example dapp in Chromium against portico dev', { timeout: 300_000 
     keyId = id;
     const configPath = join(dir.path, 'portico-dev.json');
     await writeFile(configPath, JSON.stringify(dev.config));
-    // The example consumes the packages' dist/, as an app installing them would: build them first.
-    await run(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT });
     const outDir = join(dir.path, 'app');
-    await run(process.execPath, [VITE, 'build', '--outDir', outDir, '--logLevel', 'warn'], {
-      cwd: EXAMPLE_DIR,
-      env: { ...process.env, PORTICO_CONFIG: configPath, PORTICO_API_KEY: key },
-    });
-    server = await serveStatic(outDir);
-    appUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await buildExample(outDir, configPath, key);
+    ({ server, url: appUrl } = await serveStatic(outDir));
     browser = await launchChromium();
     app = await (await browser.newContext()).newPage();
     await app.goto(appUrl);
@@ -93,37 +58,12 @@ describe('the example dapp in Chromium against portico dev', { timeout: 300_000 
     dir.cleanup();
   });
 
-  /** Waits until the element's text matches, and returns the text (the page updates as answers come). */
-  async function textOf(id: string, pattern: RegExp): Promise<string> {
-    try {
-      const handle = await app.waitForFunction(
-        ([id, source]) => {
-          const text = document.getElementById(id)?.textContent ?? '';
-          return new RegExp(source).test(text) && text;
-        },
-        [id, pattern.source] as const,
-        { timeout: 60_000 },
-      );
-      return (await handle.jsonValue()) as string;
-    } catch (error) {
-      const [shown, status] = await Promise.all([app.textContent(`#${id}`), app.textContent('#status')]);
-      throw new Error(`#${id} never matched ${pattern}: it shows "${shown}", the status line "${status}"`, {
-        cause: error,
-      });
-    }
-  }
+  const textOf = (id: string, pattern: RegExp) => textOfPage(app, id, pattern, '#status');
 
   const chain = () => createPublicClient({ chain: foundry, transport: http(dev.config.evm.upstreamUrl) });
 
   test('Log in opens the auth service in a popup; the dev form logs in a new user, who is shown funded', async () => {
-    const popupOpened = app.waitForEvent('popup');
-    await app.getByRole('button', { name: 'Log in' }).click();
-    const popup = await popupOpened;
-    await popup.click('button[data-provider="portico-dev"]');
-    await popup.fill('#email', `example-${Date.now()}@example.com`);
-    const closed = popup.waitForEvent('close', { timeout: 60_000 });
-    await popup.click('#dev-submit');
-    await closed; // the library took the result from the service's /done page and closed the popup
+    await devLogin(app, () => app.getByRole('button', { name: 'Log in' }).click());
     userAddress = (await textOf('evm-address', /^0x[0-9a-fA-F]{40}$/)) as Hex;
     assert.match(await textOf('solana-address', /^[1-9A-HJ-NP-Za-km-z]{32,44}$/), /./);
     assert.equal(await textOf('eth-balance', /ETH$/), '10 ETH', 'the dev faucet funded the new user');
