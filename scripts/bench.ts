@@ -1,7 +1,8 @@
 // npm run bench: throughput and latency of anvil direct, nginx (one worker, keep-alive upstream),
 // a bare Node proxy and the Portico gateway in front of anvil, the runtime's HTTP floor, distinct-
-// request workloads, cache hits, a replayed dapp workload against a slow upstream, shared stores
-// and a CPU profile of the gateway, measured with wrk in one run. Writes docs/benchmarks.md.
+// request workloads, cache hits, a replayed dapp workload against a slow upstream, transactions to
+// several upstreams, a wide eth_getLogs, a subscription across an upstream kill, shared stores and
+// a CPU profile of the gateway, measured with wrk in one run. Writes docs/benchmarks.md.
 // `npm run bench -- --only distinct,replay` runs some sections and prints them without writing.
 // Needs Debian's nginx and wrk (apt-get install -y nginx-light wrk); says what it skips without.
 import { execFileSync } from 'node:child_process';
@@ -26,6 +27,7 @@ import { replaySection } from './bench/sections/replay.ts';
 import { sharedAnvilRows } from './bench/sections/shared-anvil-rows.ts';
 import { benchSolana } from './bench/sections/solana.ts';
 import { storesSection } from './bench/sections/stores.ts';
+import { trafficSection } from './bench/sections/traffic.ts';
 import { fixedBodyScript, hasTool } from './bench/wrk.ts';
 import { benchRequestBodies } from './bench-request-bodies.ts';
 
@@ -100,6 +102,7 @@ async function main() {
   if (runs('ledgers'))
     sections.push(...ledgersSection(await benchDebits(join(dir, 'ledgers.db'), process.env.REDIS_URL)));
   if (runs('replay')) sections.push(...(await replaySection(dir, haveNginx, results)));
+  if (runs('traffic')) sections.push(...(await trafficSection(dir, results)));
   if (wrkSection('solana')) sections.push(...(await benchSolana((body) => fixedBodyScript(dir, body))));
   if (runs('bodies')) sections.push('', ...(await benchRequestBodies()));
 

@@ -7,7 +7,7 @@
 // Stryker runs in place (`inPlace`): the workspace packages import each other through
 // node_modules/@portico/* links to the real sources, so a sandbox copy would test the original
 // files. Do not edit the mutated file while it runs; Stryker puts it back when it ends (also on
-// Ctrl-C). Reports: reports/mutation/<module>.{json,html}.
+// Ctrl-C). Reports: reports/mutation/<module>.{json,html}. MUTATE_CONCURRENCY=<n>: n mutants at once.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,6 +29,42 @@ export const MODULES = {
       'packages/auth-server/test/jwt-verifier-jwks.test.ts',
       'packages/auth-server/test/jwt-verifier-claims.test.ts',
     ],
+  },
+  'logs-in-parts': {
+    mutate: 'packages/gateway/src/methods/evm/logs-in-parts.ts',
+    tests: [
+      'packages/gateway/src/methods/evm/logs-in-parts.test.ts',
+      'packages/gateway/src/methods/evm/logs-in-parts-serve.test.ts',
+    ],
+  },
+  'upstream-pool': {
+    mutate: 'packages/gateway/src/upstream/upstream-pool.ts',
+    tests: [
+      'packages/gateway/src/upstream/upstream-pool.test.ts',
+      'packages/gateway/src/upstream/upstream-pool-calls.test.ts',
+      'packages/gateway/src/upstream/upstream-pool-routing.test.ts',
+    ],
+  },
+  'method-spec': {
+    mutate: 'packages/gateway/src/methods/evm/spec.ts',
+    tests: [
+      'packages/gateway/src/methods/spec.test.ts',
+      'packages/gateway/src/methods/evm/spec-rules.test.ts',
+    ],
+  },
+  // The session refresh: renewal with rotation, reuse detection and the absolute cap.
+  sessions: {
+    mutate: 'packages/auth-server/src/sessions.ts',
+    tests: ['packages/auth-server/test/session-chains.test.ts'],
+  },
+  // The factor checks: attempt limits (counting, backoff, lockout) and the authenticator code.
+  attempts: {
+    mutate: 'packages/auth-server/src/attempts.ts',
+    tests: ['packages/auth-server/test/attempt-rules.test.ts'],
+  },
+  'authenticator-code': {
+    mutate: 'packages/auth-server/src/authenticator.ts',
+    tests: ['packages/auth-server/test/authenticator-code.test.ts'],
   },
   'sqlite-credit-ledger': {
     mutate: 'packages/gateway/src/credits/sqlite-credit-ledger.ts',
@@ -60,9 +96,14 @@ for (const name of asked.length ? asked : Object.keys(MODULES)) {
     // skipped part of the suite a failure rather than a pass.
     commandRunner: { command: `CI=true node scripts/test.mjs ${tests.join(' ')}` },
     coverageAnalysis: 'off',
-    // The machine is shared: one mutant at a time.
-    concurrency: 1,
-    timeoutMS: 30_000,
+    // The machine is shared: one mutant at a time, unless MUTATE_CONCURRENCY says more (under
+    // `nice -n 19` on a loaded machine a test run mostly waits for a core: several at once finish
+    // sooner without taking more than the machine's idle time).
+    concurrency: Number(process.env.MUTATE_CONCURRENCY ?? 1),
+    // A mutant whose run takes this much longer than the first (unmutated) run is a hang. On a
+    // loaded machine a run may wait minutes for a core: MUTATE_TIMEOUT_MS raises it so that only
+    // real hangs count as timeouts.
+    timeoutMS: Number(process.env.MUTATE_TIMEOUT_MS ?? 30_000),
     reporters: ['clear-text', 'progress-append-only', 'json', 'html'],
     jsonReporter: { fileName: join('reports', 'mutation', `${name}.json`) },
     htmlReporter: { fileName: join('reports', 'mutation', `${name}.html`) },

@@ -1,10 +1,12 @@
 // A node:test reporter for scripts/test.mjs: writes, as one JSON object, what was skipped (and
-// why), how many tests passed and failed and, when the run measures coverage, the covered lines,
-// branches and functions of each package's sources, so `npm test` can end with them.
+// why), how many tests passed and failed, which failed and with what error and, when the run
+// measures coverage, the covered lines, branches and functions of each package's sources, so
+// `npm test` can end with them.
 export default async function* skipsReporter(source) {
   const skipped = [];
   let passed = 0;
   let failed = 0;
+  const failures = [];
   const coverage = {};
   for await (const event of source) {
     if (event.type === 'test:coverage') {
@@ -19,9 +21,24 @@ export default async function* skipsReporter(source) {
     }
     if (details?.type === 'suite') continue;
     if (event.type === 'test:pass') passed++;
-    else failed++;
+    else {
+      failed++;
+      failures.push({ name, file, error: firstLines(details?.error) });
+    }
   }
-  yield `${JSON.stringify({ skipped, passed, failed, coverage })}\n`;
+  yield `${JSON.stringify({ skipped, passed, failed, failures, coverage })}\n`;
+}
+
+/** The failure's own message (a test's error wraps it in `cause`), cut to a few lines. */
+function firstLines(error) {
+  const inner = error?.cause ?? error;
+  const text = String(inner?.message ?? inner ?? '');
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .slice(0, 6)
+    .join('\n')
+    .slice(0, 600);
 }
 
 /** Sums the per-file counts into one row per package (its `src/`, tests left out). */

@@ -6,7 +6,15 @@
 // With PORTICO_COVERAGE=1 the run also measures coverage (node's own, through the source maps) and
 // prints one row per package before the summary line (CI does this on one Node line).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
@@ -68,7 +76,12 @@ const child = spawn(
     ...coverageFlags(),
     ...files,
   ],
-  { cwd: root, stdio: 'inherit', env: { ...process.env, PORTICO_TEST: '1' } },
+  // The summary file is this run's alone: a runner a test starts must not write to it.
+  {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, PORTICO_TEST: '1', PORTICO_TEST_SUMMARY_FILE: undefined },
+  },
 );
 child.on('exit', (code, signal) => {
   printSkips();
@@ -88,8 +101,16 @@ function printSkips() {
   } finally {
     rmSync(skipsDir, { recursive: true, force: true });
   }
-  const { skipped, passed, failed, coverage } = summary;
+  const { skipped, passed, failed, failures, coverage } = summary;
   printCoverage(coverage);
+  printFailures(failures);
+  // CI runs the suite on several Node lines and only the end of its log is kept: each run appends
+  // its counts and failures to this file, and .ci/run prints them all last.
+  if (process.env.PORTICO_TEST_SUMMARY_FILE)
+    appendFileSync(
+      process.env.PORTICO_TEST_SUMMARY_FILE,
+      `${JSON.stringify({ node: process.version, passed, failed, failures })}\n`,
+    );
   console.log(`\nSkipped: ${skipped.length === 0 ? 'nothing' : ''}`);
   const byReason = new Map();
   for (const { name, file, reason } of skipped) {
@@ -101,6 +122,16 @@ function printSkips() {
     for (const test of tests) console.log(`    - ${test}`);
   }
   console.log(`${passed} passed, ${failed} failed`);
+}
+
+function printFailures(failures) {
+  if (!failures?.length) return;
+  console.log(`\nFailed (${failures.length}):`);
+  for (const { name, file, error } of failures) {
+    const where = file ? relative(root, file.replace(/^file:\/\//, '')) : '';
+    console.log(`  - ${where ? `${where}: ` : ''}${name}`);
+    if (error) console.log(error.replace(/^/gm, '      '));
+  }
 }
 
 function coverageFlags() {

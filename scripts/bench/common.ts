@@ -38,6 +38,7 @@ export const SECTIONS = [
   'distinct',
   'cache-hit',
   'replay',
+  'traffic',
   'profile',
   'solana',
   'bodies',

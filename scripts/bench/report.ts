@@ -11,6 +11,12 @@ const LOAD_AT_START = loadavg()[0];
 const loadSamples: number[] = [LOAD_AT_START];
 setInterval(() => loadSamples.push(loadavg()[0]), 10_000).unref();
 
+/** Issue 28's goals: distinct misses against the bare Node proxy, cache hits against the fixed-body floor. */
+const DISTINCT_OF_BARE = 0.85;
+const HITS_OF_FLOOR = 0.7;
+/** The replay with defaults makes at least this share fewer upstream calls than nginx, in every round. */
+const FEWER_CALLS_THAN_NGINX = 0.85;
+
 function goalsSection(results: Results): string[] {
   const lines = ['## Goals', '', '| goal | measured | met |', '|---|---|---|'];
   const yes = (ok: boolean) => (ok ? 'met' : 'not met');
@@ -19,7 +25,7 @@ function goalsSection(results: Results): string[] {
       const of = results.distinct.filter((d) => d.clients === clients);
       const ratios = of.map((d) => d.gateway.rps / d.bare.rps);
       lines.push(
-        `| distinct misses, ${clients} clients: gateway ≥ 0.9 × bare Node proxy | ${of.map((d, i) => `${d.workload.split(',')[0]} ${ratios[i].toFixed(2)}`).join('; ')} | ${yes(Math.min(...ratios) >= 0.9)} |`,
+        `| distinct misses, ${clients} clients: gateway ≥ ${DISTINCT_OF_BARE} × bare Node proxy | ${of.map((d, i) => `${d.workload.split(',')[0]} ${ratios[i].toFixed(2)}`).join('; ')} | ${yes(Math.min(...ratios) >= DISTINCT_OF_BARE)} |`,
       );
     }
     const of8 = results.distinct.filter((d) => d.clients === 8);
@@ -31,7 +37,7 @@ function goalsSection(results: Results): string[] {
   if (results.cacheHit.length > 0) {
     const ratios = results.cacheHit.map((c) => c.hit.rps / c.floor.rps);
     lines.push(
-      `| cache hits ≥ 0.75 × the runtime's HTTP floor | ${results.cacheHit.map((c, i) => `${c.clients} clients ${ratios[i].toFixed(2)}`).join('; ')} | ${yes(Math.min(...ratios) >= 0.75)} |`,
+      `| cache hits ≥ ${HITS_OF_FLOOR} × the fixed-body floor | ${results.cacheHit.map((c, i) => `${c.clients} clients ${ratios[i].toFixed(2)}`).join('; ')} | ${yes(Math.min(...ratios) >= HITS_OF_FLOOR)} |`,
     );
   } else lines.push('| cache hits | not run | — |');
   if (results.replay) {
@@ -45,14 +51,17 @@ function goalsSection(results: Results): string[] {
       ['head tracked', porticoHead],
     ] as const) {
       const reduction = 1 - run.upstreamCalls / nginx.upstreamCalls;
-      const fewer = rounds(run, (ours, theirs) => ours.upstreamCalls <= 0.4 * theirs.upstreamCalls);
+      const fewer = rounds(
+        run,
+        (ours, theirs) => ours.upstreamCalls <= (1 - FEWER_CALLS_THAN_NGINX) * theirs.upstreamCalls,
+      );
       const lower = rounds(run, (ours, theirs) => ours.p50 < theirs.p50);
-      const noWorse = rounds(run, (ours, theirs) => ours.p99 <= theirs.p99);
+      const lowerP99 = rounds(run, (ours, theirs) => ours.p99 < theirs.p99);
       const all = run.rounds.length;
       lines.push(
-        `| real traffic (${config}): ≥ 60 % fewer upstream calls than nginx | ${(100 * reduction).toFixed(0)} % (medians ${run.upstreamCalls} against ${nginx.upstreamCalls}); ${inRounds(fewer, run)} | ${yes(fewer === all)} |`,
+        `| real traffic (${config}): ≥ ${100 * FEWER_CALLS_THAN_NGINX} % fewer upstream calls than nginx | ${(100 * reduction).toFixed(0)} % (medians ${run.upstreamCalls} against ${nginx.upstreamCalls}); ${inRounds(fewer, run)} | ${yes(fewer === all)} |`,
         `| real traffic (${config}): lower p50 than nginx | medians ${fmt(run.p50)} ms against ${fmt(nginx.p50)} ms; lower ${inRounds(lower, run)} | ${yes(lower === all)} |`,
-        `| real traffic (${config}): p99 no worse than nginx | medians ${fmt(run.p99)} ms against ${fmt(nginx.p99)} ms; no worse ${inRounds(noWorse, run)} | ${yes(noWorse === all)} |`,
+        `| real traffic (${config}): lower p99 than nginx | medians ${fmt(run.p99)} ms against ${fmt(nginx.p99)} ms; lower ${inRounds(lowerP99, run)} | ${yes(lowerP99 === all)} |`,
       );
     }
   } else lines.push('| real traffic | not run | — |');
@@ -67,6 +76,20 @@ function goalsSection(results: Results): string[] {
       `| \`--workers 2\` row kept | ${workers.rps.toFixed(0)} req/s | met |`,
     );
   } else lines.push('| shared stores | not run | — |');
+  const traffic = results.traffic;
+  if (traffic) {
+    const { broadcast, logs, gap } = traffic;
+    const added = broadcast.p50Three - broadcast.p50One;
+    const growth = Math.max(...logs.flatMap((run) => run.growth));
+    const largest = Math.max(...logs.map((run) => run.answerBytes));
+    const maxResponseBytes = logs[0]?.maxResponseBytes ?? 0;
+    const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+    lines.push(
+      `| a transaction to three upstreams adds ≤ 1 ms at p50 over one | ${fmt(added)} ms (medians of ${broadcast.one.length} alternated rounds: ${fmt(broadcast.p50Three)} against ${fmt(broadcast.p50One)} ms) | ${yes(added <= 1)} |`,
+      `| eth_getLogs of 100,000 blocks: gateway RSS grows ≤ 2 × \`maxResponseBytes\` | at most ${mib(growth)} (answers up to ${mib(largest)}), against ${mib(2 * maxResponseBytes)} | ${yes(growth <= 2 * maxResponseBytes)} |`,
+      `| a subscription's gap after an upstream kill filled within one block time (1 s) | at most ${Math.max(...gap.ms).toFixed(0)} ms in ${gap.ms.length} kills (median ${median(gap.ms).toFixed(0)} ms) | ${yes(Math.max(...gap.ms) <= 1000)} |`,
+    );
+  } else lines.push('| transactions, wide eth_getLogs, subscription gap | not run | — |');
   lines.push('');
   for (const skipped of results.skipped) lines.push(`Skipped: ${skipped}.`, '');
   return lines;
@@ -140,9 +163,9 @@ function limitsLines(results: Results): string[] {
       `  splice of the node's answer, usage and metrics) take ${us(missOwn)} µs per request under the profiler, none`,
       `  of them much above 3 µs, and its garbage collection ${us(stages.miss['garbage collection'] ?? 0)} µs against the proxy's ${us(stages.bare['garbage collection'] ?? 0)}. With every stage of`,
       `  its own at zero it would spend ${(1 / missCeiling).toFixed(2)} × the proxy's CPU (${missCeiling.toFixed(2)} of its`,
-      missCeiling < 0.9
-        ? "  throughput): the rest of the gap is Node's own work done more often (the collector, node:http, the event loop), so the 0.9 goal is out of reach of the gateway's code alone. The CPU columns of the distinct table count more"
-        : `  throughput): the gateway's own stages are the gap, and the 0.9 goal asks for them to cost at most ${us(Math.max(0, sum(stages.bare) / 0.9 - (sum(stages.miss) - missOwn)))} µs. The CPU columns of the distinct table count more`,
+      missCeiling < DISTINCT_OF_BARE
+        ? `  throughput): the rest of the gap is Node's own work done more often (the collector, node:http, the event loop), so the ${DISTINCT_OF_BARE} goal is out of reach of the gateway's code alone. The CPU columns of the distinct table count more`
+        : `  throughput): the gateway's own stages are the gap, and the ${DISTINCT_OF_BARE} goal asks for them to cost at most ${us(Math.max(0, sum(stages.bare) / DISTINCT_OF_BARE - (sum(stages.miss) - missOwn)))} µs. The CPU columns of the distinct table count more`,
       "  than the profiler sees (the kernel's loopback work charged to the process, V8's background threads). The",
       '  p50 added over anvil at 8 clients is that work and the wait for a core; at 8 clients in a closed loop p50 is',
       '  about 8 / req/s, so ≤ 0.25 ms added would need more requests per second than the bare proxy serves.',
@@ -152,9 +175,9 @@ function limitsLines(results: Results): string[] {
       '  `x-cache`; the body read through a Promise; the turn of the event loop a hit waits so that the answers',
       '  of one turn go out together, which measured 44 against 67 µs per hit when they did not). With every stage',
       `  of its own at zero a hit would still cost ${(1 / hitCeiling).toFixed(2)} × the floor's CPU, about`,
-      hitCeiling < 0.75
-        ? `  ${hitCeiling.toFixed(2)} of its throughput: the 0.75 goal is out of reach of the gateway's code alone.`
-        : `  ${hitCeiling.toFixed(2)} of its throughput: the 0.75 goal asks for the gateway's own stages to cost at most ${us(Math.max(0, sum(stages.floor) / 0.75 - (sum(stages.hit) - hitOwn)))} µs.`,
+      hitCeiling < HITS_OF_FLOOR
+        ? `  ${hitCeiling.toFixed(2)} of its throughput: the ${HITS_OF_FLOOR} goal is out of reach of the gateway's code alone.`
+        : `  ${hitCeiling.toFixed(2)} of its throughput: the ${HITS_OF_FLOOR} goal asks for the gateway's own stages to cost at most ${us(Math.max(0, sum(stages.floor) / HITS_OF_FLOOR - (sum(stages.hit) - hitOwn)))} µs.`,
     );
   }
   const replay = results.replay;

@@ -3,6 +3,22 @@ import type { SelfTime } from './cpu-profile.ts';
 import type { ReplayOptions, ReplayResult } from './replay.ts';
 import type { WrkResult } from './wrk.ts';
 
+/** The traffic section: broadcast, eth_getLogs in parts, a subscription's gap (sections/traffic.ts). */
+export type TrafficResults = {
+  broadcast: { one: number[]; three: number[]; p50One: number; p50Three: number };
+  /** One run per density of logs: a common answer, and one near `maxResponseBytes`. */
+  logs: {
+    every: number;
+    growth: number[];
+    answerBytes: number;
+    logs: number;
+    maxResponseBytes: number;
+    ms: number[];
+  }[];
+  gap: { ms: number[] };
+  seconds: number;
+};
+
 /** What the goals table reads, filled by the sections that ran. */
 export type Results = {
   distinct: { workload: string; clients: number; anvil: WrkResult; bare: WrkResult; gateway: WrkResult }[];
@@ -37,6 +53,7 @@ export type Results = {
       floor: Record<string, number>;
     };
   };
+  traffic?: TrafficResults;
   skipped: string[];
 };
 export type Replayed = ReplayResult & {
