@@ -143,7 +143,7 @@ describe('a gateway configured with stores.redis: { sentinels, name }', {
   });
 
   test('meters through the sentinels, and again after a failover without a restart', async () => {
-    const { key, record } = await gateway.keys.create({ name: 'sentinel', dailyCredits: 1_000 });
+    const { key, record } = await gateway.keys.create({ name: 'sentinel', dailyCredits: 100_000 });
     const call = async () =>
       (
         await fetch(`${gateway.url}/anvil/v3/${key}`, {
