@@ -251,9 +251,17 @@ function sessionSuite(
       const tab2 = await open(b, storage);
       clock += 40 * 60_000;
       await tab1.refreshSession();
+      const loginIdToken = tab2.state.userInfo?.idToken;
       await tab2.refreshSession();
       assert.equal(tab2.state.sessionId, tab1.state.sessionId);
       assert.equal(tab2.getPrivKey(), tab1.getPrivKey());
+      assert.ok(tab1.state.userInfo?.idToken, 'the renewal gave a fresh idToken');
+      assert.notEqual(tab1.state.userInfo?.idToken, loginIdToken);
+      assert.equal(
+        tab2.state.userInfo?.idToken,
+        tab1.state.userInfo?.idToken,
+        'the tab that took the renewed session shows its idToken, not the login one',
+      );
       assert.equal((await read(a, tab1.state.sessionId!)).status, 200, 'nothing was taken for reuse');
     });
 

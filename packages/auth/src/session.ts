@@ -222,7 +222,11 @@ export abstract class AuthSession {
       this.expire();
       throw AuthError.sessionExpired();
     }
-    this.current = { ...this.current, sessionId };
+    // The renewing tab's idToken comes with the read; the login's would be stale.
+    const idToken = read.state.userInfo?.idToken;
+    const userInfo =
+      this.current.userInfo && idToken ? { ...this.current.userInfo, idToken } : this.current.userInfo;
+    this.current = { ...this.current, sessionId, ...(userInfo ? { userInfo } : {}) };
     this.startDeadline(read);
   }
 
