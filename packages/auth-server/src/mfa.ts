@@ -101,9 +101,25 @@ export class MfaStore {
     return sealed ? this.open(name, sealed) : undefined;
   }
 
-  async save(userId: string, record: MfaRecord): Promise<void> {
+  /**
+   * Changes the user's record with `change`, compare-and-set: when another change landed in
+   * between (a device added on one instance while another is revoked on a second), the record is
+   * read again and `change` applied to it, so neither is lost. `change` answers what to return and
+   * whether to write; without a record it is not called.
+   */
+  private async update<T>(
+    userId: string,
+    change: (record: MfaRecord) => { result: T; write: boolean },
+  ): Promise<T | undefined> {
     const name = `mfa:${userId}`;
-    await this.store.setValue(name, this.sealRecord(name, record));
+    for (;;) {
+      const sealed = await this.store.getValue(name);
+      if (!sealed) return undefined;
+      const record = this.open(name, sealed);
+      const { result, write } = change(record);
+      if (!write || (await this.store.replaceValue(name, sealed, this.sealRecord(name, record))))
+        return result;
+    }
   }
 
   /**
@@ -114,16 +130,14 @@ export class MfaStore {
    * in between (a device added) is read again.
    */
   async advancePasskeyCounter(userId: string, next: number): Promise<boolean> {
-    const name = `mfa:${userId}`;
-    for (;;) {
-      const sealed = await this.store.getValue(name);
-      const record = sealed ? this.open(name, sealed) : undefined;
-      if (!sealed || !record?.passkey) return false;
-      if (next === 0 && record.passkey.counter === 0) return true;
-      if (next <= record.passkey.counter) return false;
+    const advanced = await this.update(userId, (record) => {
+      if (!record.passkey) return { result: false, write: false };
+      if (next === 0 && record.passkey.counter === 0) return { result: true, write: false };
+      if (next <= record.passkey.counter) return { result: false, write: false };
       record.passkey.counter = next;
-      if (await this.store.replaceValue(name, sealed, this.sealRecord(name, record))) return true;
-    }
+      return { result: true, write: true };
+    });
+    return advanced ?? false;
   }
 
   private open(name: string, sealed: string): MfaRecord {
@@ -195,7 +209,13 @@ export class MfaStore {
       record.dappIndex = s.index;
       out.dappShare = shareToMnemonic(s);
     }
-    await this.save(userId, record);
+    // Insert-if-absent: of two set-ups at once (two tabs, two instances) one wins; the other's
+    // shares belong to a split nobody keeps, so it must fail rather than overwrite.
+    const name = `mfa:${userId}`;
+    const sealed = this.sealRecord(name, record);
+    if ((await this.store.putValueIfAbsent(name, sealed)) !== sealed) {
+      throw new Error('MFA is already enabled for this user');
+    }
     for (const factor of input.factors) await factors[factor].saved?.(this, userId, record);
     await this.store.deleteCoreKey(userId);
     return out;
@@ -203,28 +223,30 @@ export class MfaStore {
 
   /** A new device: a fresh unused index and wrapping key; the client computes and seals its share. */
   async addDevice(userId: string): Promise<{ deviceId: string; index: number; wrapKey: string }> {
-    const record = await this.load(userId);
-    if (!record) throw new Error('MFA is not enabled for this user');
-    if (!record.factors.includes('deviceShareFactor')) throw new Error('The device factor is not set up');
-    const used = new Set(record.usedIndices);
-    let index = 0;
-    while (index === 0 || used.has(index)) index = randomBytes(1)[0];
     const deviceId = bytesToHex(randomBytes(16));
     const wrapKey = bytesToHex(randomBytes(32));
-    record.devices[deviceId] = { index, wrapKey };
-    record.usedIndices.push(index);
-    await this.save(userId, record);
+    const index = await this.update(userId, (record) => {
+      if (!record.factors.includes('deviceShareFactor')) throw new Error('The device factor is not set up');
+      const used = new Set(record.usedIndices);
+      let index = 0;
+      while (index === 0 || used.has(index)) index = randomBytes(1)[0];
+      record.devices[deviceId] = { index, wrapKey };
+      record.usedIndices.push(index);
+      return { result: index, write: true };
+    });
+    if (index === undefined) throw new Error('MFA is not enabled for this user');
     return { deviceId, index, wrapKey };
   }
 
   /** Revokes a device: its wrapping key is deleted, so the share in its storage can never be opened again. */
   async revokeDevice(userId: string, deviceId: string): Promise<boolean> {
-    const record = await this.load(userId);
-    const device = ownValue(record?.devices, deviceId);
-    if (!record || !device || device.revoked) return false;
-    record.devices[deviceId] = { index: device.index, revoked: true };
-    await this.save(userId, record);
-    return true;
+    const revoked = await this.update(userId, (record) => {
+      const device = ownValue(record.devices, deviceId);
+      if (!device || device.revoked) return { result: false, write: false };
+      record.devices[deviceId] = { index: device.index, revoked: true };
+      return { result: true, write: true };
+    });
+    return revoked ?? false;
   }
 }
 
