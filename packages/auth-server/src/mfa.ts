@@ -61,8 +61,11 @@ export interface MfaRecord {
   social?: { verifier: string; id: string; share: KeyShare };
   /** The authenticator app's secret and the share a right code releases. */
   authenticator?: AuthenticatorSecret & { share: KeyShare };
-  /** The passkey factor's credential and the share a passkey answer releases. */
-  passkey?: PasskeyCredential & { share: KeyShare };
+  /**
+   * The passkey factor's credential and the share a passkey answer releases; `lastUsedAt`, the last
+   * answer that passed (absent until one did, and in records older than it).
+   */
+  passkey?: PasskeyCredential & { share: KeyShare; lastUsedAt?: number };
   devices: Record<string, MfaDevice>;
   /** Every x-coordinate ever handed out (new device shares never reuse one). */
   usedIndices: number[];
@@ -111,17 +114,18 @@ export class MfaStore {
    * the recorded counter, compare-and-set on the sealed record so that two checks with one counter
    * cannot both pass. False when it does not move on (a cloned authenticator, or a check that came
    * first); 0 after 0 passes (an authenticator that does not count). Another change of the record
-   * in between (a device added) is read again.
+   * in between (a device added) is read again. A passing answer is recorded as used `at`.
    */
-  async advancePasskeyCounter(userId: string, next: number): Promise<boolean> {
+  async advancePasskeyCounter(userId: string, next: number, at: number): Promise<boolean> {
     const name = `mfa:${userId}`;
     for (;;) {
       const sealed = await this.store.getValue(name);
       const record = sealed ? this.open(name, sealed) : undefined;
       if (!sealed || !record?.passkey) return false;
-      if (next === 0 && record.passkey.counter === 0) return true;
-      if (next <= record.passkey.counter) return false;
+      const uncounted = next === 0 && record.passkey.counter === 0;
+      if (!uncounted && next <= record.passkey.counter) return false;
       record.passkey.counter = next;
+      record.passkey.lastUsedAt = at;
       if (await this.store.replaceValue(name, sealed, this.sealRecord(name, record))) return true;
     }
   }

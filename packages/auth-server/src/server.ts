@@ -110,6 +110,7 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
       '/api/login/passkey/verify',
       '/api/passkey/link',
       '/api/mfa/passkey',
+      '/api/mfa/confirm/passkey',
       '/api/account/open',
     ]),
     new Set(['/api/session/get']),
