@@ -218,7 +218,8 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
     if (SESSION_PATHS.includes(path))
       return sessionApi({ store, envelope, audit, chains, mfaPublicKey }, path, body, now());
     if (ACCOUNT_PATHS.includes(path)) {
-      const deps = { store, envelope, audit, chains, verifierConfigs, mfaPublicKey, exportPolicy };
+      const mfaRecord = (userId: string) => mfaStore.load(userId);
+      const deps = { store, envelope, audit, chains, verifierConfigs, mfaPublicKey, mfaRecord, exportPolicy };
       return accountApi(deps, path, body, now());
     }
     return login.api(path, body, { address });
