@@ -157,7 +157,7 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => ok());
   });
   const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const host = options.publicHost ?? (address.family === 'IPv6' ? `[${address.address}]` : address.address);
   const sdkUrl = (options.publicUrl ?? `http://${host}:${address.port}`).replace(/\/+$/, '');
   let signer: TokenSigner;
   try {
