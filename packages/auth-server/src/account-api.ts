@@ -13,6 +13,7 @@ import type { Envelope } from './envelope.ts';
 import { HttpError } from './http.ts';
 import { type PasskeyAccount, userHandleOf } from './login/passkey-routes.ts';
 import { openJson, sealJson } from './login/sealed.ts';
+import type { MfaRecord } from './mfa.ts';
 import { requireSecondFactor } from './second-factor.ts';
 import { type SessionChains, sessionInfo } from './sessions.ts';
 import type { AuthStore, ChainRow, LiveChain } from './store.ts';
@@ -43,6 +44,8 @@ export interface AccountApiDeps extends ExportDeps {
   verifierConfigs: ReadonlyMap<string, VerifierConfig>;
   /** The public key of the user's rebuilt key when MFA is on for the user (it signs second-factor proofs). */
   mfaPublicKey: (userId: string) => Promise<string | undefined>;
+  /** The user's MFA record when MFA is on (the page lists its factor passkey). */
+  mfaRecord: (userId: string) => Promise<MfaRecord | undefined>;
 }
 
 /** What a ticket or page token stands for: one sign-in of one user. */
@@ -127,9 +130,28 @@ async function accountState(deps: AccountApiDeps, caller: LiveChain, now: number
       lastUsedAt: p.lastUsed,
       transports: p.transports,
     })),
+    mfaPasskeys: mfaPasskeysOf(await deps.mfaRecord(caller.userId)),
     passkeyOnly: passkeyOnly(deps, account),
     export: await exportOffer(deps, caller, now),
   };
+}
+
+/**
+ * The passkeys set up as the second factor (`passkeysFactor`): at most one, made on the setup
+ * screen when MFA was enabled. Listed only: it holds a share of the key, so removing it would
+ * change the account's MFA (docs/account-page.md).
+ */
+function mfaPasskeysOf(record: MfaRecord | undefined) {
+  const passkey = record?.passkey;
+  if (!passkey) return [];
+  return [
+    {
+      id: passkey.credentialId,
+      createdAt: record.enabledAt,
+      lastUsedAt: passkey.lastUsedAt,
+      transports: passkey.transports,
+    },
+  ];
 }
 
 /** An account of a passkey verifier has no other way in than its passkeys. */

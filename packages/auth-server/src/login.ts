@@ -19,6 +19,7 @@ export const LOGIN_CORS_PATHS = [
   '/api/mfa/social',
   '/api/mfa/factor',
   '/api/mfa/confirm',
+  '/api/mfa/confirm/passkey',
   '/api/mfa/device',
   '/api/mfa/revoke',
   '/api/passkey/link',

@@ -61,8 +61,11 @@ export interface MfaRecord {
   social?: { verifier: string; id: string; share: KeyShare };
   /** The authenticator app's secret and the share a right code releases. */
   authenticator?: AuthenticatorSecret & { share: KeyShare };
-  /** The passkey factor's credential and the share a passkey answer releases. */
-  passkey?: PasskeyCredential & { share: KeyShare };
+  /**
+   * The passkey factor's credential and the share a passkey answer releases; `lastUsedAt`, the last
+   * answer that passed (absent until one did, and in records older than it).
+   */
+  passkey?: PasskeyCredential & { share: KeyShare; lastUsedAt?: number };
   devices: Record<string, MfaDevice>;
   /** Every x-coordinate ever handed out (new device shares never reuse one). */
   usedIndices: number[];
@@ -127,14 +130,15 @@ export class MfaStore {
    * the recorded counter, compare-and-set on the sealed record so that two checks with one counter
    * cannot both pass. False when it does not move on (a cloned authenticator, or a check that came
    * first); 0 after 0 passes (an authenticator that does not count). Another change of the record
-   * in between (a device added) is read again.
+   * in between (a device added) is read again. A passing answer is recorded as used `at`.
    */
-  async advancePasskeyCounter(userId: string, next: number): Promise<boolean> {
+  async advancePasskeyCounter(userId: string, next: number, at: number): Promise<boolean> {
     const advanced = await this.update(userId, (record) => {
       if (!record.passkey) return { result: false, write: false };
-      if (next === 0 && record.passkey.counter === 0) return { result: true, write: false };
-      if (next <= record.passkey.counter) return { result: false, write: false };
+      const uncounted = next === 0 && record.passkey.counter === 0;
+      if (!uncounted && next <= record.passkey.counter) return { result: false, write: false };
       record.passkey.counter = next;
+      record.passkey.lastUsedAt = at;
       return { result: true, write: true };
     });
     return advanced ?? false;

@@ -19,8 +19,14 @@ export interface StartAuthServerOptions {
   masterKey?: string;
   /** `iss` of the idTokens (default: the service's own base URL). */
   issuerUrl?: string;
-  /** Public base URL when behind a proxy (default `http://<host>:<port>`). */
+  /** Public base URL when behind a proxy (default `http://<publicHost>:<port>`). */
   publicUrl?: string;
+  /**
+   * The host name of the default public URL, with the port the service listens on (default: the
+   * address it listens on). Passkeys need a name: WebAuthn takes no IP address as RP ID, so a
+   * service on `127.0.0.1` is published as `localhost` for them to work (`portico dev` does).
+   */
+  publicHost?: string;
   /** Verifiers by name. With none, the development login is on for every provider. */
   verifiers?: Record<string, VerifierConfig>;
   /** Offer the development login for providers without a configured verifier (default: no verifiers given). */

@@ -110,6 +110,7 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
       '/api/login/passkey/verify',
       '/api/passkey/link',
       '/api/mfa/passkey',
+      '/api/mfa/confirm/passkey',
       '/api/account/open',
     ]),
     new Set(['/api/session/get']),
@@ -156,7 +157,7 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => ok());
   });
   const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const host = options.publicHost ?? (address.family === 'IPv6' ? `[${address.address}]` : address.address);
   const sdkUrl = (options.publicUrl ?? `http://${host}:${address.port}`).replace(/\/+$/, '');
   let signer: TokenSigner;
   try {
@@ -217,7 +218,8 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
     if (SESSION_PATHS.includes(path))
       return sessionApi({ store, envelope, audit, chains, mfaPublicKey }, path, body, now());
     if (ACCOUNT_PATHS.includes(path)) {
-      const deps = { store, envelope, audit, chains, verifierConfigs, mfaPublicKey, exportPolicy };
+      const mfaRecord = (userId: string) => mfaStore.load(userId);
+      const deps = { store, envelope, audit, chains, verifierConfigs, mfaPublicKey, mfaRecord, exportPolicy };
       return accountApi(deps, path, body, now());
     }
     return login.api(path, body, { address });

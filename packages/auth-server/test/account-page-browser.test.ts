@@ -2,7 +2,8 @@
 // on another origin: the app opens the page (`auth.openAccountPage()`), the user sees the devices
 // of two sign-ins and ends the other one; sees a passkey linked with Chrome's virtual WebAuthn
 // authenticator (DevTools protocol) and removes it; the last passkey of a passkey-only account is
-// refused. The service's public URL is `http://localhost:<port>` (WebAuthn's secure context).
+// refused; the passkey of a user's two-step verification (the MFA factor) is listed apart, with
+// when it was last used, and offers no removal. The service's public URL is `http://localhost:<port>` (WebAuthn's secure context).
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,13 +16,19 @@ import { type BrowserApp, startBrowserApp } from './browser-app.ts';
 const CLIENT_ID = 'BHr_dKcxC0ecKn_2dZQmQeNdjPgWykMkcodEHkVvPMo71qzOV6SgtoN8KCvFdLN7bf34JOm89vWQMLFmSfIo84A';
 const ADMIN = 'admin-token-for-the-account-page-test';
 
-// ?device=<name>: the sessions' device name.
+// ?device=<name>: the sessions' device name. ?mfa: the app enables the device and passkey factors.
 const APP_JS = `
 window.ready = (async () => {
   const cfg = JSON.parse(document.getElementById('cfg').textContent);
+  const mfaSettings = new URLSearchParams(location.search).has('mfa')
+    ? { deviceShareFactor: { enable: true, priority: 1, mandatory: true },
+        passkeysFactor: { enable: true, priority: 2, mandatory: true },
+        backUpShareFactor: { enable: false }, passwordFactor: { enable: false },
+        socialBackupFactor: { enable: false } }
+    : undefined;
   window.auth = await PorticoAuth.Auth.create(
     { clientId: cfg.clientId, network: 'sapphire_devnet', sdkUrl: cfg.sdkUrl,
-      redirectUrl: location.origin + '/popup-done' },
+      redirectUrl: location.origin + '/popup-done', mfaSettings },
     { uxMode: 'popup', deviceName: new URLSearchParams(location.search).get('device') ?? undefined },
   );
 })();
@@ -41,10 +48,10 @@ async function freePort(): Promise<number> {
 }
 
 /** Chrome's virtual authenticator on a page: a CTAP2 device with resident keys, the user verified. */
-async function virtualAuthenticator(page: Page): Promise<void> {
+async function virtualAuthenticator(page: Page) {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('WebAuthn.enable', { enableUI: false });
-  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
     options: {
       protocol: 'ctap2',
       transport: 'internal',
@@ -54,6 +61,7 @@ async function virtualAuthenticator(page: Page): Promise<void> {
       automaticPresenceSimulation: true,
     },
   });
+  return { cdp, authenticatorId };
 }
 
 describe('the account page in Chromium', { timeout: 180_000 }, () => {
@@ -85,10 +93,10 @@ describe('the account page in Chromium', { timeout: 180_000 }, () => {
     dir.cleanup();
   });
 
-  /** A new device (browser context) on the app page. */
-  async function device(name: string): Promise<Page> {
+  /** A new device (browser context) on the app page (`mfa`: an app that enables the passkey factor). */
+  async function device(name: string, mfa = false): Promise<Page> {
     const page = await (await browser.newContext()).newPage();
-    await page.goto(`${appUrl}/?device=${name}`);
+    await page.goto(`${appUrl}/?device=${name}${mfa ? '&mfa' : ''}`);
     await page.evaluate(() => (window as unknown as { ready: Promise<void> }).ready);
     return page;
   }
@@ -235,5 +243,59 @@ describe('the account page in Chromium', { timeout: 180_000 }, () => {
     const refused = (await audit('passkey.removed')).filter((e) => e.detail.outcome === 'refused');
     assert.equal(refused.length, 1);
     await page.context().close();
+  });
+
+  it('lists the passkey of two-step verification apart, with when it was last used, without removal', async () => {
+    const email = 'account-mfa-passkey@example.com';
+    const login = "window.auth.login({ loginProvider: 'google', mfaLevel: 'mandatory' })";
+    // The first device sets up MFA: the setup screen makes the passkey.
+    const first = await device('first', true);
+    let credential: Record<string, unknown> | undefined;
+    await withPopup(first, login, async (popup) => {
+      await popup.waitForSelector('#dev-form:not([hidden]) #email');
+      await popup.fill('#email', email);
+      await popup.click('#dev-submit');
+      await popup.waitForSelector('#mfa-setup:not([hidden]) #mfa-passkey:not([hidden]) #mfa-passkey-create');
+      const { cdp } = await virtualAuthenticator(popup);
+      cdp.on('WebAuthn.credentialAdded', (event) => {
+        credential = event.credential as unknown as Record<string, unknown>;
+      });
+      await popup.click('#mfa-passkey-create');
+      await popup.waitForSelector('#mfa-passkey-create:disabled');
+      await popup.click('#mfa-enable');
+    });
+    assert.ok(credential, 'the setup screen made a passkey');
+    const before = await openAccount(first);
+    assert.equal(await before.isVisible('#mfa-passkeys-part'), true);
+    const made = (await before.textContent('#mfa-passkeys li')) ?? '';
+    assert.match(made, /not used yet/);
+    assert.equal(await before.$$eval('#mfa-passkeys li button', (b) => b.length), 0, 'no removal offered');
+    assert.match((await before.textContent('#mfa-passkeys-note')) ?? '', /cannot be removed here/);
+    // It is not one of the account's sign-in passkeys.
+    assert.equal(await before.$$eval('#passkeys li', (lis) => lis.length), 0);
+    assert.equal(await before.isVisible('#no-passkeys'), true);
+
+    // A second device answers the recovery step with the passkey: the page shows it used.
+    const second = await device('second', true);
+    await withPopup(second, login, async (popup) => {
+      await popup.waitForSelector('#dev-form:not([hidden]) #email');
+      await popup.fill('#email', email);
+      await popup.click('#dev-submit');
+      await popup.waitForSelector('#mfa-recover:not([hidden]) [data-factor="passkeysFactor"]');
+      const { cdp, authenticatorId } = await virtualAuthenticator(popup);
+      await cdp.send('WebAuthn.addCredential', { authenticatorId, credential: credential as never });
+      await popup.click('#mfa-recover-submit');
+    });
+    const after = await openAccount(second);
+    const ids = await after.$$eval('#mfa-passkeys li', (lis) => lis.map((li) => li.getAttribute('data-id')));
+    assert.equal(ids.length, 1);
+    // DevTools gives the id in base64, WebAuthn in base64url.
+    const madeId = Buffer.from(String(credential.credentialId), 'base64').toString('base64url');
+    assert.equal(ids[0], madeId, 'the credential the setup screen made');
+    const used = (await after.textContent('#mfa-passkeys li')) ?? '';
+    assert.match(used, /last used/);
+    assert.doesNotMatch(used, /not used yet/);
+    await first.context().close();
+    await second.context().close();
   });
 });

@@ -57,6 +57,8 @@ describe('portico dev', () => {
     const dashboard = await fetch(dev.config.dashboard.url);
     assert.equal(dashboard.status, 200);
     assert.match(await dashboard.text(), /<html/i);
+    // The auth service by name: WebAuthn takes no IP address as RP ID (passkeys on its pages).
+    assert.match(dev.config.auth.sdkUrl, /^http:\/\/localhost:\d+$/);
     const jwks = (await (await fetch(dev.config.auth.jwksUrl)).json()) as { keys: unknown[] };
     assert.ok(jwks.keys.length > 0);
     assert.match(dev.config.wallet.wsUrl, /^ws:\/\/127\.0\.0\.1:\d+\//);

@@ -12,6 +12,7 @@ import { type FactorModule, SOCIAL_LOGIN } from './types.ts';
 
 export {
   type CheckResult,
+  type FactorCaller,
   type FactorModule,
   SETUP_FIELDS,
   type SetupBody,

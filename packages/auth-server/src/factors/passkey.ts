@@ -2,7 +2,8 @@
 // factor. Its share stays in the MFA record beside the credential's public key (the service checks
 // the answers, as it does authenticator codes) and a passkey answer to a challenge issued for this
 // user releases it. Challenges (`POST /api/mfa/passkey`) are sealed in the store, bound to the
-// login (setup) or the user (recovery), and taken once. The WebAuthn ceremony itself runs on the
+// login (setup), the user (recovery) or the user's sign-in (`POST /api/mfa/confirm/passkey`, a
+// session confirming the factor), and taken once. The WebAuthn ceremony itself runs on the
 // login page (the relying party is the service); the app's library hands the answer over.
 import { type Infer, is } from '@metamask/superstruct';
 import { bytesToHex, randomBytes } from '@noble/hashes/utils.js';
@@ -24,16 +25,20 @@ import { KeyService } from '../keys.ts';
 import { type LoginContext, route } from '../login/context.ts';
 import { readRequest, resolveProvider } from '../login/request.ts';
 import { openJson, sealJson } from '../login/sealed.ts';
+import type { PasskeyCredential } from '../mfa.ts';
 import { PASSKEY_ALGORITHMS, relyingParty } from '../webauthn.ts';
 import type { FactorModule } from './types.ts';
 
 interface FactorChallenge {
-  mode: 'register' | 'login';
+  /** `register` (setup), `login` (recovery) or `confirm` (a signed-in session's confirmation). */
+  mode: 'register' | 'login' | 'confirm';
   challenge: string;
   /** Setup: the login (its public key). */
   login?: string;
-  /** Recovery: the user whose passkey answers. */
+  /** Recovery and confirmation: the user whose passkey answers. */
   userId?: string;
+  /** Confirmation: the sign-in (session chain) it was issued to. */
+  chainId?: string;
 }
 
 const CHALLENGE_MS = 5 * 60 * 1000;
@@ -60,6 +65,47 @@ async function takeChallenge(ctx: LoginContext, id: string): Promise<FactorChall
   const sealed = await store.getSession(name, now());
   if (!sealed || !(await store.deleteSession(name))) return undefined;
   return openJson<FactorChallenge>(envelope, name, sealed);
+}
+
+/** Stores a challenge (sealed, single use) and answers its id with the browser's options. */
+async function issueChallenge(
+  ctx: LoginContext,
+  record: FactorChallenge,
+  options: unknown,
+): Promise<{ challengeId: string; options: unknown }> {
+  const { store, envelope, now } = ctx.deps;
+  const id = bytesToHex(randomBytes(24));
+  const name = challengeName(id);
+  await store.putSession(name, sealJson(envelope, name, record), now() + CHALLENGE_MS);
+  return { challengeId: id, options };
+}
+
+/** Options asking the account's one factor passkey for an answer (recovery and confirmation). */
+function assertionOptions(ctx: LoginContext, passkey: PasskeyCredential) {
+  return generateAuthenticationOptions({
+    rpID: relyingParty(ctx.deps.sdkUrl).rpID,
+    allowCredentials: [
+      { id: passkey.credentialId, transports: passkey.transports as AuthenticatorTransportFuture[] },
+    ],
+    userVerification: 'required',
+    timeout: CHALLENGE_MS,
+  });
+}
+
+/**
+ * A challenge for a signed-in session confirming the passkey factor (`/api/mfa/confirm`): bound to
+ * the user and the session's sign-in, so only that sign-in's confirmation can spend it.
+ */
+export async function confirmChallenge(
+  ctx: LoginContext,
+  userId: string,
+  chainId: string,
+): Promise<{ challengeId: string; options: unknown }> {
+  const mfa = await ctx.mfaStore.load(userId);
+  if (!mfa) throw new HttpError(404, 'MFA_NOT_ENABLED', 'MFA is not enabled for this user');
+  passkeyFactor.check!.ready(mfa);
+  const options = await assertionOptions(ctx, mfa.passkey!);
+  return issueChallenge(ctx, { mode: 'confirm', challenge: options.challenge, userId, chainId }, options);
 }
 
 export const passkeyFactor: FactorModule = {
@@ -118,12 +164,19 @@ export const passkeyFactor: FactorModule = {
       if (!record.passkey)
         throw new HttpError(400, 'MFA_FACTOR_NOT_SET_UP', 'No passkey factor is set up for this account');
     },
-    async open(ctx, record, value, grant) {
+    async open(ctx, record, value, caller) {
       const bound = record.passkey!;
       const answer = readAnswer(value);
       if (!answer) return { status: 401, message: 'Wrong passkey answer' };
       const challenge = await takeChallenge(ctx, answer.challengeId);
-      if (challenge?.mode !== 'login' || challenge.userId !== grant.userId) {
+      // A recovery challenge serves the login's grant; a confirmation challenge only the sign-in
+      // it was issued to (another session of the same user cannot spend it).
+      const mode = caller.chainId === undefined ? 'login' : 'confirm';
+      if (
+        challenge?.mode !== mode ||
+        challenge.userId !== caller.userId ||
+        challenge.chainId !== caller.chainId
+      ) {
         return { status: 401, message: 'Passkey challenge unknown, used or expired' };
       }
       if (answer.response.id !== bound.credentialId) {
@@ -151,7 +204,8 @@ export const passkeyFactor: FactorModule = {
       if (!verified.verified) return { status: 401, message: 'Passkey refused' };
       // The library refuses a counter at or below the one read with the record; this records the
       // new one, and refuses it when another check recorded it (or a later one) meanwhile.
-      if (!(await ctx.mfaStore.advancePasskeyCounter(grant.userId, verified.authenticationInfo.newCounter))) {
+      const counter = verified.authenticationInfo.newCounter;
+      if (!(await ctx.mfaStore.advancePasskeyCounter(caller.userId, counter, ctx.deps.now()))) {
         return {
           status: 401,
           message: 'Passkey refused: its signature counter did not move forward (a copied authenticator?)',
@@ -225,22 +279,9 @@ export const passkeyFactorRoute = route(
       const mfa = userId && factors.includes('passkeysFactor') ? await ctx.mfaStore.load(userId) : undefined;
       if (!userId || !mfa?.passkey)
         throw new HttpError(400, 'MFA_FACTOR_NOT_SET_UP', 'No passkey factor is set up for this account');
-      options = await generateAuthenticationOptions({
-        rpID,
-        allowCredentials: [
-          {
-            id: mfa.passkey.credentialId,
-            transports: mfa.passkey.transports as AuthenticatorTransportFuture[],
-          },
-        ],
-        userVerification: 'required',
-        timeout: CHALLENGE_MS,
-      });
+      options = await assertionOptions(ctx, mfa.passkey);
       record = { mode: 'login', challenge: (options as { challenge: string }).challenge, userId };
     }
-    const id = bytesToHex(randomBytes(24));
-    const name = challengeName(id);
-    await store.putSession(name, sealJson(envelope, name, record), now() + CHALLENGE_MS);
-    return [200, { challengeId: id, options }];
+    return [200, await issueChallenge(ctx, record, options)];
   },
 );

@@ -49,6 +49,14 @@ export interface SetupStep {
  */
 export type CheckResult = { share: KeyShare } | { status: 401 | 403; message: string };
 
+/**
+ * Who a factor's check runs for: a login's MFA grant (`/api/mfa/factor`), or a signed-in session
+ * confirming a factor (`/api/mfa/confirm`), which names its sign-in (session chain).
+ */
+export interface FactorCaller extends Grant {
+  chainId?: string;
+}
+
 export interface FactorModule extends SealingFactor {
   /** Its key in `mfaSettings` and in `setup.factors`. */
   key: MfaFactor;
@@ -67,6 +75,6 @@ export interface FactorModule extends SealingFactor {
     auditName: string;
     /** Throws an `HttpError` when the account has no such factor (not counted). */
     ready(record: MfaRecord): void;
-    open(ctx: LoginContext, record: MfaRecord, value: unknown, grant: Grant): Promise<CheckResult>;
+    open(ctx: LoginContext, record: MfaRecord, value: unknown, caller: FactorCaller): Promise<CheckResult>;
   };
 }

@@ -1,6 +1,6 @@
 // The `/api/mfa/*` calls: the setup step of a login (pending, setup, skip), the page's recovery
 // screen (recover), and a logged-in session's MFA calls signed by its sessionId (social, factor,
-// confirm, device, revoke).
+// confirm and its passkey challenge, device, revoke).
 
 import { DEFAULT_MFA_SETTINGS, MFA_FACTORS, type MfaFactor } from '@portico/auth';
 import { checkSetupChoice, mfaProofMessage, storeKeyOf, verifyStoreMessage } from '@portico/auth/protocol';
@@ -11,13 +11,14 @@ import { enrolmentName } from '../factors/authenticator.ts';
 import {
   type CheckResult,
   FACTORS,
+  type FactorCaller,
   type FactorModule,
   SETUP_FIELDS,
   SOCIAL_LOGIN,
   TYPED_FACTOR_PAYLOAD,
   typedFactorOf,
 } from '../factors/index.ts';
-import { passkeyFactorRoute } from '../factors/passkey.ts';
+import { confirmChallenge, passkeyFactorRoute } from '../factors/passkey.ts';
 import { HttpError } from '../http.ts';
 import { markSecondFactor } from '../second-factor.ts';
 import { complete, pendingFor, type SetupRequest } from './complete.ts';
@@ -232,7 +233,7 @@ async function limitedFactor(
 /** A typed factor's check under the attempt limits, by its module. */
 async function typedFactor(
   ctx: LoginContext,
-  grant: Grant,
+  grant: FactorCaller,
   module: FactorModule,
   value: unknown,
   address: string,
@@ -269,8 +270,19 @@ const factor = route(signedCall(TYPED_FACTOR_PAYLOAD), async (ctx, body, path, c
   return typedFactor(ctx, grant, found.module, found.value, client.address);
 });
 
-/** The typed factors `/api/mfa/confirm` takes: those checked from the MFA record and the user id alone. */
-const CONFIRMABLE: readonly MfaFactor[] = ['passwordFactor', 'backUpShareFactor', 'authenticatorFactor'];
+/**
+ * The typed factors `/api/mfa/confirm` takes: those checked from the MFA record and the user id
+ * alone (a passkey answers a challenge bound to the session's sign-in, see `confirmPasskey`). Not
+ * social backup: its check is a second login, whose id depends on the login's network, which a
+ * sign-in does not keep.
+ */
+const CONFIRMABLE: readonly MfaFactor[] = [
+  'passwordFactor',
+  'backUpShareFactor',
+  'authenticatorFactor',
+  'passkeysFactor',
+];
+const CONFIRMABLE_FIELDS = '{password}, {backupPhrase}, {authenticatorCode} or {passkeyAssertion}';
 
 /**
  * A typed second factor checked for a session, marking its chain as having passed it (see
@@ -283,21 +295,30 @@ const confirm = route(signedCall(TYPED_FACTOR_PAYLOAD), async (ctx, body, path, 
   const chain = await chains.caller(body.key, () => `${path}:${payloadJson}`, body.signature, now());
   const found = typedFactorOf(body.payload);
   if (!found || !CONFIRMABLE.includes(found.module.key)) {
-    throw new InvalidBodyError(
-      'payload',
-      'payload must be {password}, {backupPhrase} or {authenticatorCode}',
-    );
+    throw new InvalidBodyError('payload', `payload must be ${CONFIRMABLE_FIELDS}`);
   }
   const claims = openJson<{ verifier: string }>(envelope, `chain-claims:${chain.id}`, chain.claims);
   await typedFactor(
     ctx,
-    { userId: chain.userId, keyVerifier: claims.verifier },
+    { userId: chain.userId, keyVerifier: claims.verifier, chainId: chain.id },
     found.module,
     found.value,
     client.address,
   );
   await markSecondFactor(store, chain);
   return [200, { ok: true }];
+});
+
+/**
+ * `POST /api/mfa/confirm/passkey`: a challenge for the session's `{passkeyAssertion}` on
+ * `/api/mfa/confirm` (the account's factor passkey; relying party: this service). Bound to the
+ * session's sign-in and single use.
+ */
+const confirmPasskey = route(signedCall(optional(fields({}))), async (ctx, body, path) => {
+  const { chains, now } = ctx.deps;
+  const payloadJson = JSON.stringify(body.payload ?? {});
+  const chain = await chains.caller(body.key, () => `${path}:${payloadJson}`, body.signature, now());
+  return [200, await confirmChallenge(ctx, chain.userId, chain.id)];
 });
 
 const device = route(signedCall(optional(fields({}))), async (ctx, body, path) => {
@@ -331,6 +352,7 @@ export const mfaRoutes: Record<string, Route> = {
   '/api/mfa/social': social,
   '/api/mfa/factor': factor,
   '/api/mfa/confirm': confirm,
+  '/api/mfa/confirm/passkey': confirmPasskey,
   '/api/mfa/device': device,
   '/api/mfa/revoke': revoke,
 };

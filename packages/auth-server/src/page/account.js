@@ -1,4 +1,4 @@
-// The account page (docs/account-page.md): the user's signed-in devices and passkeys. The app's
+// The account page (docs/account-page.md): the user's signed-in devices, passkeys and MFA passkey. The app's
 // library opens it with a one-time ticket in the fragment (never sent to a server, never in a
 // Referer); the page trades it once for its own page token, kept in this tab's sessionStorage on
 // the service's origin, so a reload keeps the page and the app's origin never sees the token.
@@ -10,7 +10,8 @@ const EXPIRED = new Set(['ACCOUNT_PAGE_EXPIRED', 'ACCOUNT_TICKET_INVALID']);
 
 /** @typedef {{ id: string, clientId: string, createdAt: number, lastUsedAt: number, device?: string, current: boolean }} Session */
 /** @typedef {{ id: string, createdAt: number, lastUsedAt: number, transports: string[] }} Passkey */
-/** @typedef {{ sessions: Session[], passkeys: Passkey[], passkeyOnly: boolean, export: 'offered' | 'stale' | 'mfa' | 'off' }} State */
+/** @typedef {{ id: string, createdAt: number, lastUsedAt?: number, transports: string[] }} MfaPasskey */
+/** @typedef {{ sessions: Session[], passkeys: Passkey[], mfaPasskeys: MfaPasskey[], passkeyOnly: boolean, export: 'offered' | 'stale' | 'mfa' | 'off' }} State */
 
 const EXPORT_NOTES = { offered: 'exportOffered', stale: 'exportStale', mfa: 'exportMfa', off: 'exportOff' };
 
@@ -27,8 +28,8 @@ function message(key) {
 
 const when = (ms) => new Date(ms).toLocaleString(lang);
 
-/** One list entry: a heading line, a detail line and a button. */
-function item(id, title, detail, buttonText, buttonClass) {
+/** One list entry: a heading line and a detail line. */
+function entry(id, title, detail) {
   const li = document.createElement('li');
   li.dataset.id = id;
   const name = document.createElement('strong');
@@ -36,11 +37,18 @@ function item(id, title, detail, buttonText, buttonClass) {
   const more = document.createElement('span');
   more.className = 'note';
   more.textContent = detail;
+  li.append(name, more);
+  return li;
+}
+
+/** One list entry with a button. */
+function item(id, title, detail, buttonText, buttonClass) {
+  const li = entry(id, title, detail);
   const button = document.createElement('button');
   button.type = 'button';
   button.className = `link ${buttonClass}`;
   button.textContent = buttonText;
-  li.append(name, more, button);
+  li.append(button);
   return { li, button };
 }
 
@@ -74,6 +82,16 @@ function render(state) {
     passkeys.append(li);
   }
   $('no-passkeys').hidden = state.passkeys.length > 0;
+  // The MFA passkey holds a share of the key: listed, not removable here.
+  const mfaPasskeys = $('mfa-passkeys');
+  mfaPasskeys.replaceChildren();
+  for (const p of state.mfaPasskeys ?? []) {
+    let detail = ta('passkeyCreated', { date: when(p.createdAt) });
+    detail += `, ${p.lastUsedAt ? ta('lastUsed', { date: when(p.lastUsedAt) }) : ta('notUsedYet')}`;
+    if (p.transports.length) detail += `, ${ta('transports', { list: p.transports.join(', ') })}`;
+    mfaPasskeys.append(entry(p.id, `${ta('passkeys')} ${p.id.slice(0, 8)}…`, detail));
+  }
+  $('mfa-passkeys-part').hidden = mfaPasskeys.childElementCount === 0;
   $('export-note').textContent = ta(EXPORT_NOTES[state.export] ?? 'exportOff');
   $('export-show').hidden = state.export !== 'offered' || !$('export-key').hidden;
   showOnly('account');
@@ -126,6 +144,8 @@ async function start() {
   $('sessions-title').textContent = ta('sessions');
   $('passkeys-title').textContent = ta('passkeys');
   $('no-passkeys').textContent = ta('noPasskeys');
+  $('mfa-passkeys-title').textContent = ta('mfaPasskeys');
+  $('mfa-passkeys-note').textContent = ta('mfaPasskeysNote');
   $('powered').textContent = ta('powered');
   $('export-title').textContent = ta('exportTitle');
   $('export-show').textContent = ta('exportShow');

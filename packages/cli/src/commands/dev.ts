@@ -126,6 +126,9 @@ export async function runDev(args: string[]): Promise<number> {
     const authLog = (line: string) => logger.info({ service: 'auth' }, line);
     const auth = await startAuthServer({
       port: portFor(2),
+      // Its pages (login, passkeys, account) at http://localhost:<port>: WebAuthn refuses an IP
+      // address as RP ID, so on 127.0.0.1 no passkey could be made or used.
+      publicHost: 'localhost',
       dataDir: join(dataDir, 'auth'),
       devJwt: { key: await loadDevJwtKey(devJwtKeyFile(dataDir)) },
       onLogin: fundNewLogins(faucet, authLog),

@@ -1,0 +1,281 @@
+// The passkey MFA factor on `POST /api/mfa/confirm` (export policy `user`: the app never holds a
+// share, so a session shows the second factor to the service, which marks its sign-in). The
+// challenge comes from `POST /api/mfa/confirm/passkey`, signed by the session, and is bound to that
+// sign-in; the software authenticator of ./soft-authenticator.ts answers it. A right answer marks
+// the sign-in (the account ticket then opens); a replayed answer, another sign-in's challenge, a
+// recovery challenge, a counter that does not move, and any answer during an attempt-limit wait are
+// refused as `MFA_FACTOR_INVALID` (or `TOO_MANY_ATTEMPTS`) and mark nothing. A confirmation
+// challenge never releases a share on `/api/mfa/factor`.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { decodeB64Params, type MfaSettings } from '@portico/auth';
+import { signStoreMessage, storeKeyOf } from '@portico/auth/protocol';
+import { type AuthServer, startAuthServer } from '@portico/auth-server';
+import { tempDir } from '@portico/testkit';
+import { CLIENT_ID, type JwksIssuer, park, post, startJwksIssuer } from './helpers.ts';
+import { type Bend, SoftAuthenticator } from './soft-authenticator.ts';
+
+const ADMIN = 'admin-token-for-the-passkey-confirm-test';
+const USER_APP = 'user-mode-app';
+const SETTINGS: MfaSettings = {
+  deviceShareFactor: { enable: true, priority: 1, mandatory: true },
+  passkeysFactor: { enable: true, priority: 2 },
+  backUpShareFactor: { enable: false },
+  passwordFactor: { enable: true, priority: 3 },
+  socialBackupFactor: { enable: false },
+};
+const PASSWORD = 'correct horse battery';
+
+type Json = Record<string, unknown>;
+interface Challenge {
+  challengeId: string;
+  options: { challenge: string; allowCredentials: Array<{ id: string }> };
+}
+
+/** A call signed by `sessionId` over the path and payload, as the library signs MFA calls. */
+function signed(base: string, path: string, sessionId: string, payload: Json = {}) {
+  return post(base, path, {
+    key: storeKeyOf(sessionId),
+    payload,
+    signature: signStoreMessage(sessionId, `${path}:${JSON.stringify(payload)}`),
+  });
+}
+
+/** A service with the export policy `user` for USER_APP, and the issuer of its JWT logins. */
+class Harness {
+  base = '';
+  issuer!: JwksIssuer;
+  server!: AuthServer;
+  private readonly dir = tempDir('portico-auth-passkey-confirm-');
+
+  async start(failureFactor: number): Promise<void> {
+    this.issuer = await startJwksIssuer();
+    this.server = await startAuthServer({
+      dataDir: this.dir.path,
+      masterKey: 'e'.repeat(64),
+      adminToken: ADMIN,
+      attemptLimits: { quickFailureMs: 0, failureFactor },
+      verifiers: { jwt: { type: 'jwt', keys: [this.issuer.publicJwk] } },
+      exportPolicy: { [CLIENT_ID]: 'app', [USER_APP]: 'user' },
+    });
+    this.base = this.server.sdkUrl;
+  }
+
+  async stop(): Promise<void> {
+    await this.server?.close();
+    await this.issuer?.close();
+    this.dir.cleanup();
+  }
+
+  authenticator(): SoftAuthenticator {
+    return new SoftAuthenticator(new URL(this.base).hostname, new URL(this.base).origin);
+  }
+
+  /** A login page's JWT login of `sub` from `clientId`. */
+  async pageLogin(sub: string, clientId = CLIENT_ID) {
+    const loginId = await park(
+      this.base,
+      { clientId, mfaSettings: SETTINGS },
+      {
+        loginProvider: 'jwt',
+        mfaLevel: 'mandatory',
+        extraLoginOptions: { id_token: await this.issuer.sign({ sub }), verifierIdField: 'sub' },
+      },
+    );
+    const res = await post(this.base, '/api/login/authorize', { loginId });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return { loginId, body: res.body as unknown as { mfa?: { step: string }; url?: string } };
+  }
+
+  /** MFA on for `sub` (device, passkey, password), set up from the `app` app. */
+  async setUp(sub: string, device: SoftAuthenticator): Promise<void> {
+    const { loginId, body } = await this.pageLogin(sub);
+    assert.equal(body.mfa?.step, 'setup');
+    const made = await post(this.base, '/api/mfa/passkey', { loginId, mode: 'register' });
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    const { challengeId, options } = made.body as unknown as { challengeId: string; options: never };
+    const done = await post(this.base, '/api/mfa/setup', {
+      loginId,
+      factors: ['deviceShareFactor', 'passkeysFactor', 'passwordFactor'],
+      password: PASSWORD,
+      passkeyCredential: JSON.stringify({ challengeId, response: device.create(options) }),
+    });
+    assert.equal(done.status, 200, JSON.stringify(done.body));
+  }
+
+  /**
+   * A sign-in of `sub` on a new device, first factor only. Under `user` the page asks no factor
+   * (the app gets no share anyway); under `app` it shows the recovery step, left here without a
+   * factor, whose own passkey challenge (bound to the user) comes back too.
+   */
+  async signIn(sub: string, clientId = USER_APP): Promise<{ sessionId: string; recovery?: Challenge }> {
+    const { loginId, body } = await this.pageLogin(sub, clientId);
+    if (body.url) return { sessionId: decodeB64Params<{ sessionId: string }>(body.url)!.sessionId };
+    assert.equal(body.mfa?.step, 'recover', JSON.stringify(body));
+    const challenge = await post(this.base, '/api/mfa/passkey', { loginId, mode: 'login' });
+    assert.equal(challenge.status, 200, JSON.stringify(challenge.body));
+    const left = await post(this.base, '/api/mfa/recover', { loginId });
+    assert.equal(left.status, 200, JSON.stringify(left.body));
+    const sessionId = decodeB64Params<{ sessionId: string }>(left.body.url!)!.sessionId;
+    return { sessionId, recovery: challenge.body as unknown as Challenge };
+  }
+
+  /** A confirmation challenge for the session. */
+  async challenge(sessionId: string): Promise<Challenge> {
+    const res = await signed(this.base, '/api/mfa/confirm/passkey', sessionId);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return res.body as unknown as Challenge;
+  }
+
+  confirm(sessionId: string, challengeId: string, response: unknown) {
+    return signed(this.base, '/api/mfa/confirm', sessionId, {
+      passkeyAssertion: JSON.stringify({ challengeId, response }),
+    });
+  }
+
+  /** Whether the session's sign-in is marked: the account ticket needs the second factor. */
+  async marked(sessionId: string): Promise<boolean> {
+    const res = await signed(this.base, '/api/account/ticket', sessionId);
+    if (res.status === 200) return true;
+    assert.equal(res.status, 403, JSON.stringify(res.body));
+    assert.equal(res.error.code, 'SECOND_FACTOR_REQUIRED');
+    return false;
+  }
+}
+
+/** Asserts a refused confirmation: 401 `MFA_FACTOR_INVALID` with a message matching `reason`. */
+function refused(res: Awaited<ReturnType<Harness['confirm']>>, reason: RegExp): void {
+  assert.equal(res.status, 401, JSON.stringify(res.body));
+  assert.equal(res.error.code, 'MFA_FACTOR_INVALID');
+  assert.match(res.error.message, reason);
+}
+
+describe('confirming the second factor with the MFA passkey', { timeout: 120_000 }, () => {
+  const h = new Harness();
+  let device: SoftAuthenticator;
+  before(async () => {
+    await h.start(50);
+    device = h.authenticator();
+    await h.setUp('pat', device);
+  });
+  after(() => h.stop());
+
+  it('the session’s own challenge answered by the passkey marks its sign-in; the answer works once', async () => {
+    const { sessionId } = await h.signIn('pat');
+    assert.equal(await h.marked(sessionId), false);
+    const { challengeId, options } = await h.challenge(sessionId);
+    assert.equal(options.allowCredentials.length, 1, 'the account’s factor passkey is asked for');
+    const response = device.get(options);
+    const res = await h.confirm(sessionId, challengeId, response);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(res.body, { ok: true }, 'no share is handed to the app');
+    assert.equal(await h.marked(sessionId), true);
+
+    // The same answer again, on another sign-in: its challenge is used up.
+    const other = await h.signIn('pat');
+    refused(await h.confirm(other.sessionId, challengeId, response), /unknown, used or expired/);
+    // The old answer with the other sign-in's fresh challenge: it signed another challenge.
+    const fresh = await h.challenge(other.sessionId);
+    refused(await h.confirm(other.sessionId, fresh.challengeId, response), /challenge/i);
+    assert.equal(await h.marked(other.sessionId), false);
+  });
+
+  it('refuses another sign-in’s challenge, a recovery challenge and a counter that does not move', async () => {
+    const a = await h.signIn('pat');
+    const b = await h.signIn('pat');
+    // B's challenge answered by the passkey, sent by A: bound to B's sign-in.
+    const ofB = await h.challenge(b.sessionId);
+    refused(
+      await h.confirm(a.sessionId, ofB.challengeId, device.get(ofB.options)),
+      /unknown, used or expired/,
+    );
+    // A recovery screen's challenge for the same user (bound to the user, not to a sign-in).
+    const { recovery } = await h.signIn('pat', CLIENT_ID);
+    assert.ok(recovery);
+    refused(
+      await h.confirm(a.sessionId, recovery.challengeId, device.get(recovery.options)),
+      /unknown, used or expired/,
+    );
+    // A clone of the authenticator answers with a counter it copied.
+    const ofA = await h.challenge(a.sessionId);
+    const counterNow: Bend = { counter: 1 };
+    refused(await h.confirm(a.sessionId, ofA.challengeId, device.get(ofA.options, counterNow)), /counter/);
+    // Not a passkey answer at all.
+    const junk = await signed(h.base, '/api/mfa/confirm', a.sessionId, { passkeyAssertion: 'not an answer' });
+    refused(junk, /passkey/i);
+    assert.equal(await h.marked(a.sessionId), false);
+    assert.equal(await h.marked(b.sessionId), false);
+
+    const audit = await fetch(`${h.base}/admin/audit?event=mfa.factor&limit=100`, {
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
+    const entries = ((await audit.json()) as { entries: Array<{ detail: Json }> }).entries;
+    const passkey = entries.filter((e) => e.detail.factor === 'passkey');
+    assert.ok(passkey.some((e) => e.detail.outcome === 'success'));
+    assert.ok(passkey.filter((e) => e.detail.outcome === 'failure').length >= 6, JSON.stringify(passkey));
+  });
+
+  it('a confirmation challenge releases no share on /api/mfa/factor', async () => {
+    // A sign-in of the `app` app holds an MFA grant: it may ask /api/mfa/factor for a share.
+    const { sessionId } = await h.signIn('pat', CLIENT_ID);
+    const { challengeId, options } = await h.challenge(sessionId);
+    const res = await signed(h.base, '/api/mfa/factor', sessionId, {
+      passkeyAssertion: JSON.stringify({ challengeId, response: device.get(options) }),
+    });
+    assert.equal(res.status, 401, JSON.stringify(res.body));
+    assert.equal(res.error.code, 'MFA_FACTOR_INVALID');
+    assert.match(res.error.message, /unknown, used or expired/);
+  });
+
+  it('an account without the passkey factor gets no challenge; social backup is not taken', async () => {
+    const plain = await park(
+      h.base,
+      { clientId: USER_APP },
+      {
+        loginProvider: 'jwt',
+        mfaLevel: 'none',
+        extraLoginOptions: { id_token: await h.issuer.sign({ sub: 'pia' }), verifierIdField: 'sub' },
+      },
+    );
+    const login = await post(h.base, '/api/login/jwt', { loginId: plain });
+    assert.equal(login.status, 200, JSON.stringify(login.body));
+    const none = await signed(h.base, '/api/mfa/confirm/passkey', login.body.sessionId!);
+    assert.equal(none.status, 404, JSON.stringify(none.body));
+    assert.equal(none.error.code, 'MFA_NOT_ENABLED');
+
+    const { sessionId } = await h.signIn('pat');
+    const social = await signed(h.base, '/api/mfa/confirm', sessionId, {
+      socialBackup: { verifier: 'jwt', id_token: 'x' },
+    });
+    assert.equal(social.status, 400, JSON.stringify(social.body));
+    assert.match(social.error.message, /\{passkeyAssertion\}/);
+  });
+});
+
+describe('confirming with the MFA passkey under the attempt limits', { timeout: 120_000 }, () => {
+  const h = new Harness();
+  let device: SoftAuthenticator;
+  before(async () => {
+    await h.start(2);
+    device = h.authenticator();
+    await h.setUp('rae', device);
+  });
+  after(() => h.stop());
+
+  it('past the failure factor even a right answer waits, and nothing is marked', async () => {
+    const { sessionId } = await h.signIn('rae');
+    // Wrong answers until the service says to wait (at the failure factor's failure, or the next).
+    for (let i = 0; ; i++) {
+      assert.ok(i < 4, 'the attempt limits never made the user wait');
+      const wrong = await signed(h.base, '/api/mfa/confirm', sessionId, { passkeyAssertion: 'wrong' });
+      if (wrong.status === 429) break;
+      assert.equal(wrong.error.code, 'MFA_FACTOR_INVALID', JSON.stringify(wrong.body));
+      if (wrong.error.retryAfter !== undefined) break;
+    }
+    const { challengeId, options } = await h.challenge(sessionId);
+    const waiting = await h.confirm(sessionId, challengeId, device.get(options));
+    assert.equal(waiting.status, 429, JSON.stringify(waiting.body));
+    assert.equal(waiting.error.code, 'TOO_MANY_ATTEMPTS');
+    assert.equal(await h.marked(sessionId), false);
+  });
+});
