@@ -1,5 +1,13 @@
 import { Auth, type AuthInitParams, type AuthOptions } from '@portico/auth';
-import { createContext, createElement, type ReactNode, useContext, useEffect, useState } from 'react';
+import {
+  createContext,
+  createElement,
+  type ReactElement,
+  type ReactNode,
+  useContext,
+  useEffect,
+  useState,
+} from 'react';
 import { PorticoReactError } from './errors.ts';
 import { AuthStore } from './store.ts';
 
@@ -31,7 +39,7 @@ const isPromise = (value: unknown): value is Promise<Auth> =>
  * made (awaited) in an effect, so server rendering never creates it; either way the server renders
  * status 'loading' and the browser reads the instance once hydrated.
  */
-export function PorticoAuthProvider(props: PorticoAuthProviderProps): ReactNode {
+export function PorticoAuthProvider(props: PorticoAuthProviderProps): ReactElement {
   const [store] = useState(() => new AuthStore(isPromise(props.auth) ? undefined : props.auth));
   const [create] = useState(() => {
     const { auth, init, options } = props;
