@@ -307,6 +307,18 @@ describe('the per-method tables', () => {
     ]);
   });
 
+  it('a block no upstream has reached is null, without a call, for the four methods whose answer is "not found" (eth_call and eth_estimateGas are the node\'s to refuse)', () => {
+    const nullBeyondHead = Object.entries(EVM_METHOD_SPECS)
+      .filter(([, spec]) => spec.nullBeyondHead)
+      .map(([name]) => name);
+    assert.deepEqual(nullBeyondHead.sort(), [
+      'eth_getBlockByNumber',
+      'eth_getBlockReceipts',
+      'eth_getTransactionByBlockNumberAndIndex',
+      'eth_getUncleByBlockNumberAndIndex',
+    ]);
+  });
+
   it('eth_getLogs: at most maxLogsBlockRangeTotal blocks, the default a million', async () => {
     assert.deepEqual(DEFAULT_LOGS_LIMITS, { maxBlockRange: 10_000, maxTotalRange: 1_000_000 });
     const check = EVM_METHOD_SPECS.eth_getLogs!.check!;
