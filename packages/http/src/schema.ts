@@ -16,8 +16,7 @@ import {
   validate,
 } from '@metamask/superstruct';
 
-export type { Context } from '@metamask/superstruct';
-export { optional, Struct } from '@metamask/superstruct';
+export { optional } from '@metamask/superstruct';
 
 /** How a package words its failures. */
 export interface Voice {
