@@ -284,6 +284,9 @@ describe('the packed packages installed into an app outside the repository', () 
     const inputs = Object.keys(JSON.parse(readFileSync(join(app, 'meta.json'), 'utf8')).inputs);
     const nodeOnly = inputs.filter((input) => /node_modules\/(ws|pg|libsql|pino|undici)\//.test(input));
     assert.deepEqual(nodeOnly, [], 'the browser bundle reaches Node-only packages');
+    // The schema builders come from @portico/http's browser-safe subpath, never its Node entry.
+    const fromHttp = inputs.filter((input) => input.includes('node_modules/@portico/http/'));
+    assert.deepEqual(fromHttp, ['node_modules/@portico/http/dist/schema.js']);
 
     const config = { clientId: CLIENT_ID, sdkUrl: dev.config.auth.sdkUrl, wsUrl: dev.config.wallet.wsUrl };
     const bundle = readFileSync(join(app, 'public/page.js'));

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { create, type Struct, validate } from '@metamask/superstruct';
 import {
   boolean,
   fields,
@@ -13,6 +14,7 @@ import {
   string,
   wholeNumber,
 } from '../src/index.ts';
+import { bare, isRecord, layered, schemaBuilders } from '../src/schema.ts';
 
 class Refused extends Error {
   constructor(
@@ -96,5 +98,68 @@ describe('request body schemas', () => {
       field: 'by.__proto__.0',
       message: 'by.__proto__.0 must be a string',
     });
+  });
+});
+
+describe('the shared builders in another voice, with layers (@portico/http/schema)', () => {
+  const messages = <T, S>(value: unknown, struct: Struct<T, S>, coerce = false) => {
+    const [error] = validate(value, struct, { coerce });
+    return error ? error.failures().map((failure) => failure.message) : [];
+  };
+  const plain = (value: unknown): value is Record<string, unknown> =>
+    isRecord(value) && Object.getPrototypeOf(value) === Object.prototype;
+
+  test('a voice words every failure; bare leaves the problem alone, isObject says what an object is', () => {
+    const caip = schemaBuilders({ ...bare, isObject: plain });
+    const request = caip.fields({ method: caip.string }, 'must be an object with a method');
+    assert.deepEqual(messages({ method: 1 }, request), ['must be a string']);
+    assert.deepEqual(messages(new Date(), request), ['must be an object with a method']);
+    const config = schemaBuilders({
+      say: (problem, context) => `config.${context.path.join('.')} ${problem}`,
+    });
+    assert.deepEqual(messages({ port: 'x' }, config.fields({ port: config.wholeNumber(1, 65535) })), [
+      'config.port must be a whole number from 1 to 65535',
+    ]);
+  });
+
+  test('fields with onlyThese refuses unknown fields by name; checkFirst orders the checks', () => {
+    const { fields, string } = schemaBuilders(bare);
+    const strict = fields(
+      { a: string, b: string },
+      { onlyThese: (unknown, allowed) => `has ${unknown.join(', ')} (allowed: ${allowed.join(', ')})` },
+    );
+    assert.deepEqual(messages({ a: 'x', b: 'y', c: 1, __proto__x: 2 }, strict), [
+      'has c, __proto__x (allowed: a, b)',
+    ]);
+    const bFirst = fields(
+      { a: rule<number>((v) => v === 1 || 'must be 1'), b: rule<number>((v) => v === 1 || 'must be 1') },
+      { checkFirst: ['b'] },
+    );
+    assert.deepEqual(messages({ a: 0, b: 0 }, bFirst), ['b must be 1', 'a must be 1']);
+  });
+
+  test('layered adds a prepare step and checks before, after and across entries, and can skip entries', () => {
+    const { fields, listOf, string } = schemaBuilders(bare);
+    const names = layered(listOf(string), {
+      prepare: (value) => (value === undefined ? ['default'] : value),
+      before: (value) => value !== 'off' || 'is off',
+      after: (value: unknown[]) => value.length <= 2 || 'has more than 2 names',
+    });
+    assert.deepEqual(create(undefined, names), ['default']);
+    assert.deepEqual(messages('off', names, true), ['is off']);
+    assert.deepEqual(messages('x', names, true), ['must be a list']);
+    // The first failure is the list's own; its items are still listed after it.
+    assert.deepEqual(messages(['a', 'b', 3], names, true)[0], 'has more than 2 names');
+    assert.deepEqual(messages(['a', 3], names, true), ['must be a string']);
+    const range = layered(fields({ from: wholeNumber(0, 9), to: wholeNumber(0, 9) }), {
+      refine: (value) => value.from <= value.to || 'from must not pass to',
+    });
+    assert.deepEqual(messages({ from: 5, to: 1 }, range), ['from must not pass to']);
+    assert.deepEqual(messages({ from: 'x', to: 1 }, range), ['from must be a whole number from 0 to 9']);
+    const everything = layered(fields({ from: wholeNumber(0, 9) }), {
+      complete: (value) => isRecord(value) && value.all === true,
+    });
+    assert.deepEqual(messages({ all: true }, everything), []);
+    assert.deepEqual(messages({ all: false }, everything), ['from must be a whole number from 0 to 9']);
   });
 });

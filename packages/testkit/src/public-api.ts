@@ -34,10 +34,17 @@ function isExported(node: ts.Node): boolean {
   );
 }
 
+/** The names a binding declares: `x`, or each of `{ a, b: c }` and `[d, e]` (destructured exports). */
+function boundNames(name: ts.BindingName): string[] {
+  if (ts.isIdentifier(name)) return [name.text];
+  return name.elements.flatMap((element) =>
+    ts.isOmittedExpression(element) ? [] : boundNames(element.name),
+  );
+}
+
 function declarationNames(node: ts.Statement): string[] {
-  if (ts.isVariableStatement(node)) {
-    return node.declarationList.declarations.flatMap((d) => (ts.isIdentifier(d.name) ? [d.name.text] : []));
-  }
+  if (ts.isVariableStatement(node))
+    return node.declarationList.declarations.flatMap((d) => boundNames(d.name));
   const name = (node as ts.DeclarationStatement).name;
   return name && ts.isIdentifier(name) ? [name.text] : [];
 }

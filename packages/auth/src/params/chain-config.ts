@@ -13,7 +13,6 @@ function namespaceOf(ctx: Context): ProviderNamespace {
 /** A chain id of the config's namespace, coerced to its one spelling (see `normalizeChainId`). */
 const chainId = coerce(
   rule<string>(
-    'chainId',
     (v, ctx) => normalizeChainId(namespaceOf(ctx), v) !== undefined || CHAIN_ID_RULES[namespaceOf(ctx)],
   ),
   text,
@@ -21,7 +20,7 @@ const chainId = coerce(
 );
 
 /** An http(s) URL; the value is never echoed, since an RPC URL usually carries an API key. */
-const rpcTarget = rule<string>('rpcTarget', (v, ctx) => {
+const rpcTarget = rule<string>((v, ctx) => {
   const allowed = 'an absolute http(s) JSON-RPC URL, e.g. <gateway>/<network>/v3/<API_KEY>';
   if (typeof v !== 'string') return failAt(ctx.path, allowed, typeof v);
   let parsed: URL;

@@ -9,7 +9,7 @@ const NOT_A_REDIRECT = ['javascript:', 'data:', 'file:', 'blob:', 'about:', 'vbs
  * scheme (`com.example.app://auth`), never a scheme that runs or reads content.
  */
 export function url(kind: 'web' | 'redirect') {
-  return rule<string>('url', (v) => {
+  return rule<string>((v) => {
     if (typeof v !== 'string' || v.trim() === '') return 'a non-empty string';
     let parsed: URL;
     try {
@@ -31,7 +31,7 @@ export function url(kind: 'web' | 'redirect') {
  * data:image/ URLs only, so anything else (http:, relative paths) is refused here instead of
  * passing and then showing no logo.
  */
-export const logoUrl = rule<string>('logoUrl', (v) => {
+export const logoUrl = rule<string>((v) => {
   if (typeof v !== 'string' || v.trim() === '') return 'a non-empty string';
   const ok = URL.canParse(v) && (new URL(v).protocol === 'https:' || /^data:image\//i.test(v));
   return (
@@ -41,7 +41,6 @@ export const logoUrl = rule<string>('logoUrl', (v) => {
 
 const COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/;
 export const colour = rule<string>(
-  'colour',
   (v) => (typeof v === 'string' && COLOR.test(v)) || 'a hex colour like #0364FF',
 );
 
@@ -50,7 +49,6 @@ export const colour = rule<string>(
  * policy); a Portico service may set `maxSessionTime`, and the library warns when it applies.
  */
 export const sessionTime = rule<number>(
-  'sessionTime',
   (t) =>
     (typeof t === 'number' && Number.isSafeInteger(t) && t > 0 && Number.isSafeInteger(t * 1000)) ||
     'a whole number of seconds, 1 or more',

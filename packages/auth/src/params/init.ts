@@ -14,7 +14,6 @@ const NAMESPACE = /^[-a-z0-9]{3,8}$/;
 
 /** CAIP-2 namespace: `eip155`, `solana`, or any other chain family's namespace. */
 const chainNamespace = rule<string>(
-  'chainNamespace',
   (v) =>
     (typeof v === 'string' && NAMESPACE.test(v)) ||
     'eip155, solana or another CAIP-2 namespace ([-a-z0-9]{3,8})',

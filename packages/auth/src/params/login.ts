@@ -5,7 +5,7 @@ import { extraLoginOptions } from './login-config.ts';
 import { exact, failAt, oneOf, rule, text } from './rules.ts';
 import { CURVES, LOGIN_PROVIDERS, MFA_LEVELS } from './values.ts';
 
-const dappShare = rule<string>('dappShare', (v, ctx) => {
+const dappShare = rule<string>((v, ctx) => {
   if (typeof v !== 'string' || v.trim() === '') return 'a non-empty string';
   return v.trim().split(/\s+/).length === 24 || failAt(ctx.path, 'a 24-word share', '(not 24 words)');
 });

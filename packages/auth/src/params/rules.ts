@@ -1,17 +1,18 @@
-// The building blocks of the parameter schemas, on @metamask/superstruct: every failure carries the
-// text of what is allowed as its message (and, where the value must not be echoed, a stand-in as
-// its value), so `check` turns the first one into the AuthValidationError users have always seen:
-// `Invalid <field>: <value>. Allowed: <what is allowed>`.
-import { type Context, type ObjectSchema, type ObjectType, Struct, validate } from '@metamask/superstruct';
+// The building blocks of the parameter schemas: the builders every Portico package shares
+// (`@portico/http/schema`) in a voice where a failure's message is the text of what is allowed (and,
+// where the value must not be echoed, a stand-in as its value), so `check` turns the first one into
+// the AuthValidationError users have always seen: `Invalid <field>: <value>. Allowed: <what is allowed>`.
+import { type ObjectSchema, type ObjectType, type Struct, validate } from '@metamask/superstruct';
+import { bare, isRecord, layered, schemaBuilders } from '@portico/http/schema';
 import { AuthValidationError } from '../errors.ts';
 import { setOwn } from '../own.ts';
+
+const allowedText = schemaBuilders(bare);
 
 type Obj = Record<string, unknown>;
 
 /** A plain-data object: not null, not an array. */
-export function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+export const isObj: (v: unknown) => v is Obj = isRecord;
 
 export function list(values: readonly string[]): string {
   return values.join(', ');
@@ -23,28 +24,22 @@ export function failAt(path: readonly unknown[], allowed: string, value?: unknow
 }
 
 /** A leaf value: `test` answers true, or the text of what is allowed (or a failure of `failAt`). */
-export function rule<T>(
-  name: string,
-  test: (v: unknown, ctx: Context) => true | string | ReturnType<typeof failAt>,
-): Struct<T, null> {
-  return new Struct<T, null>({ type: name, schema: null, validator: test });
-}
+export const { rule } = allowedText;
 
 export function oneOf<const T extends string>(values: readonly T[]): Struct<T, null> {
-  return rule<T>('oneOf', (v) => (typeof v === 'string' && values.includes(v as T)) || list(values));
+  return rule<T>((v) => (typeof v === 'string' && values.includes(v as T)) || list(values));
 }
 
 /** Any plain-data object (a condition for coercions). */
-export const anObject = rule<Record<string, unknown>>('anObject', (v) => isObj(v) || 'an object');
+export const anObject = rule<Record<string, unknown>>((v) => isObj(v) || 'an object');
 
-export const text = rule<string>('string', (v) => typeof v === 'string' || 'a string');
+export const text = rule<string>((v) => typeof v === 'string' || 'a string');
 
 export const nonEmptyText = rule<string>(
-  'nonEmptyString',
   (v) => (typeof v === 'string' && v.trim() !== '') || 'a non-empty string',
 );
 
-export const flag = rule<boolean>('boolean', (v) => typeof v === 'boolean' || 'true or false');
+export const flag = rule<boolean>((v) => typeof v === 'boolean' || 'true or false');
 
 /** A whole number from `min` up (to `max`), else `allowed`. */
 export function wholeNumber(
@@ -53,7 +48,6 @@ export function wholeNumber(
   max = Number.POSITIVE_INFINITY,
 ): Struct<number, null> {
   return rule<number>(
-    'wholeNumber',
     (v) => (typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max) || allowed,
   );
 }
@@ -70,26 +64,20 @@ export function exact<S extends ObjectSchema>(
 ): Struct<ObjectType<S>, S> {
   const known = Object.keys(schema);
   const listed = list(options.listed ?? known);
-  return new Struct<ObjectType<S>, S>({
-    type: 'object',
-    schema,
-    *validator(value, ctx) {
-      const label = options.name ?? ctx.path.join('.');
-      if (!isObj(value)) {
-        yield failAt([label], options.shape ?? 'an object', value);
-        return;
-      }
-      for (const key of Object.keys(value)) {
-        if (!known.includes(key))
-          yield failAt([label, key], `known fields of ${label}: ${listed}`, value[key]);
-      }
-    },
-    *entries(value) {
-      if (isObj(value)) for (const key of known) yield [key, value[key], schema[key] as Struct<unknown>];
-    },
+  return layered(allowedText.fields(schema), {
     // A copy of the own fields: coercions below (a normalized chain id) must not write into the
     // caller's object, and nothing inherited counts as given.
-    coercer: (value) => (isObj(value) ? { ...value } : value),
+    prepare: (value) => (isObj(value) ? { ...value } : value),
+    // The v6 addressing: a non-object or an unknown key is named by the object's label.
+    before(value, ctx) {
+      const label = options.name ?? ctx.path.join('.');
+      if (!isObj(value)) return failAt([label], options.shape ?? 'an object', value);
+      const unknown = Object.keys(value).find((key) => !known.includes(key));
+      return (
+        unknown === undefined ||
+        failAt([label, unknown], `known fields of ${label}: ${listed}`, value[unknown])
+      );
+    },
   });
 }
 
@@ -98,14 +86,7 @@ export function dict<T>(
   value: Struct<T, unknown>,
   shape: string,
 ): Struct<Record<string, T>, Struct<T, unknown>> {
-  return new Struct<Record<string, T>, Struct<T, unknown>>({
-    type: 'dict',
-    schema: value,
-    validator: (v) => isObj(v) || shape,
-    *entries(v) {
-      if (isObj(v)) for (const [key, item] of Object.entries(v)) yield [key, item, value];
-    },
-  });
+  return allowedText.recordOf(value, shape);
 }
 
 /**
@@ -113,7 +94,7 @@ export function dict<T>(
  * undefined ones, a `dict`'s entries as own properties (even `__proto__`), anything else as is.
  */
 export function pick<T>(struct: Struct<T, unknown>, value: T): T {
-  if (struct.type === 'object' && isObj(value)) {
+  if (struct.type === 'fields' && isObj(value)) {
     const out: Obj = {};
     for (const [key, field] of Object.entries(struct.schema as ObjectSchema)) {
       const item = (value as Obj)[key];
@@ -121,7 +102,7 @@ export function pick<T>(struct: Struct<T, unknown>, value: T): T {
     }
     return out as T;
   }
-  if (struct.type === 'dict' && isObj(value)) {
+  if (struct.type === 'record' && isObj(value)) {
     const out: Obj = {};
     for (const [key, item] of Object.entries(value))
       setOwn(out, key, pick(struct.schema as Struct<unknown>, item));

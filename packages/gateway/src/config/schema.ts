@@ -1,8 +1,18 @@
-import { type Context, type ObjectSchema, type ObjectType, Struct, validate } from '@metamask/superstruct';
+import {
+  type Context,
+  type ObjectSchema,
+  type ObjectType,
+  optional as orUndefined,
+  Struct,
+  validate,
+} from '@metamask/superstruct';
+import { bare, isRecord, layered, schemaBuilders } from '@portico/http/schema';
 import { BaseError } from '../base-error.ts';
 
-// Small builders over superstruct for configuration schemas: every field is declared once, with
-// its default, its rule and the message that names it (`networks[0].timeoutMs must be …`).
+// Configuration schemas on the builders every Portico package shares (`@portico/http/schema`),
+// with what a config adds layered on top: every field is declared once, with its default
+// (`withDefault`), `${VAR}` reading (`fromEnv`), its rule and the message that names it
+// (`networks[0].timeoutMs must be …`).
 
 /** A configuration the gateway cannot start with; the message names the field and the rule. */
 export class ConfigError extends BaseError {
@@ -22,6 +32,11 @@ export function pathOf(path: readonly unknown[]): string {
 
 const at = (context: Context) => pathOf(context.path);
 
+/** The config's voice: a problem follows the field's path (`networks[0].url must be …`). */
+const config = schemaBuilders({ say: (problem, context) => `${at(context)} ${problem}` });
+/** For checks that word the whole message themselves (given the field's path). */
+const whole = schemaBuilders(bare);
+
 /** The config object a field sits in (its siblings), for rules that look at another field. */
 export const parentOf = (context: Context) =>
   (context.branch[context.branch.length - 2] ?? {}) as Record<string, unknown>;
@@ -29,8 +44,7 @@ export const parentOf = (context: Context) =>
 /** The whole config, for rules across sections (e.g. whether `adminToken` is set). */
 export const rootOf = (context: Context) => (context.branch[0] ?? {}) as Record<string, unknown>;
 
-export const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+export { isRecord };
 
 /**
  * A field: `check` answers true or the message (given the field's path); `prepare` turns the
@@ -40,32 +54,29 @@ export function field<T>(
   check: (value: unknown, at: string, context: Context) => true | string,
   prepare: (value: unknown, context: Context) => unknown = (value) => value,
 ): Struct<T, null> {
-  return new Struct<T, null>({
-    type: 'field',
-    schema: null,
-    coercer: prepare,
-    validator: (value, context) => check(value, at(context), context),
-  });
+  return layered(
+    whole.rule<T>((value, context) => check(value, at(context), context)),
+    { prepare },
+  );
 }
 
 /**
  * A field that may be left out, with a default (a value, or one computed from the config around
  * it). `null` counts as left out unless `keepNull` (then it is checked like any value).
  */
-export function withDefault<T>(
-  struct: Struct<T, null>,
+export function withDefault<T, S>(
+  struct: Struct<T, S>,
   fallback: Exclude<T, undefined> | ((context: Context) => Exclude<T, undefined>),
   options: { keepNull?: boolean } = {},
-): Struct<Exclude<T, undefined>, null> {
+): Struct<Exclude<T, undefined>, S> {
   const absent = (value: unknown) => value === undefined || (value === null && !options.keepNull);
-  return new Struct<Exclude<T, undefined>, null>({
-    ...struct,
-    coercer: (value, context) => {
+  return layered(struct as Struct<Exclude<T, undefined>, S>, {
+    prepare: (value, context) => {
       const prepared = absent(value) ? value : struct.coercer(value, context);
       if (!absent(prepared)) return prepared;
       return typeof fallback === 'function' ? (fallback as (context: Context) => T)(context) : fallback;
     },
-  } as ConstructorParameters<typeof Struct<Exclude<T, undefined>, null>>[0]);
+  });
 }
 
 export const integer = (min: number, max: number) =>
@@ -87,9 +98,7 @@ export const optionalLowerCase = field<string | undefined>(isOptionalString, (va
   value === null ? undefined : typeof value === 'string' ? value.toLowerCase() : value,
 );
 
-export const boolean = field<boolean>(
-  (value, at) => typeof value === 'boolean' || `${at} must be true or false`,
-);
+export const { boolean } = config;
 
 /** One of a few words; `message` words the rule (default: `must be one of a, b, got "c"`). */
 export function oneOf<const T extends string>(allowed: readonly T[], message?: string) {
@@ -117,18 +126,16 @@ export function fillFromEnv(text: string, env: NodeJS.ProcessEnv): string | { mi
 }
 
 /** `${VAR}` in a string is replaced by the environment variable, so secrets stay out of the file. */
-export function fromEnv<T>(struct: Struct<T, null>, env: NodeJS.ProcessEnv): Struct<T, null> {
-  return new Struct<T, null>({
-    ...struct,
-    coercer: (value, context) => {
+export function fromEnv<T, S>(struct: Struct<T, S>, env: NodeJS.ProcessEnv): Struct<T, S> {
+  return layered(struct, {
+    prepare: (value, context) => {
       if (typeof value !== 'string') return struct.coercer(value, context);
       const text = fillFromEnv(value, env);
       return typeof text === 'string' ? struct.coercer(text, context) : new MissingVariable(text.missing);
     },
-    validator: (value, context) =>
-      value instanceof MissingVariable
-        ? `${at(context)} uses \${${value.name}} but that environment variable is not set`
-        : struct.validator(value, context),
+    before: (value, context) =>
+      !(value instanceof MissingVariable) ||
+      `${at(context)} uses \${${value.name}} but that environment variable is not set`,
   });
 }
 
@@ -138,15 +145,10 @@ export function list<T>(
   check: (value: unknown[], at: string, context: Context) => true | string,
   notAList: (at: string) => string,
 ): Struct<T[], null> {
-  return new Struct<T[], null>({
-    type: 'list',
-    schema: null,
-    coercer: (value) => (Array.isArray(value) ? [...value] : value),
-    validator: (value, context) =>
-      Array.isArray(value) ? check(value, at(context), context) : notAList(at(context)),
-    *entries(value) {
-      if (Array.isArray(value)) for (const [i, entry] of value.entries()) yield [i, entry, item];
-    },
+  return layered(whole.listOf(item), {
+    prepare: (value) => (Array.isArray(value) ? [...value] : value),
+    before: (value, context) => Array.isArray(value) || notAList(at(context)),
+    after: (value: unknown[], context) => check(value, at(context), context),
   });
 }
 
@@ -170,44 +172,32 @@ export function section<S extends ObjectSchema>(
     checkFirst?: readonly (keyof S & string)[];
   } = {},
 ): Struct<ObjectType<S>, S> {
-  const allowed = Object.keys(shape);
-  const first = options.checkFirst ?? [];
-  const order = [...first, ...allowed.filter((key) => !first.includes(key))];
-  return new Struct<ObjectType<S>, S>({
-    type: 'section',
-    schema: shape,
-    coercer: (value, context) => {
-      const prepared = options.prepare ? options.prepare(value, context) : value;
-      return prepared === value && isRecord(value) ? { ...value } : prepared;
+  const { prepare, check, complete, refine, checkFirst } = options;
+  return layered(
+    config.fields(shape, {
+      checkFirst,
+      onlyThese: (unknown, allowed) =>
+        `has unknown field(s): ${unknown.join(', ')} (allowed: ${allowed.join(', ')})${didYouMean(unknown, allowed)}`,
+    }),
+    {
+      prepare: (value, context) => {
+        const prepared = prepare ? prepare(value, context) : value;
+        return prepared === value && isRecord(value) ? { ...value } : prepared;
+      },
+      after: check && ((value: Record<string, unknown>, context) => check(value, at(context))),
+      complete: complete && ((value) => isRecord(value) && complete(value)),
+      refine: refine && ((value, context) => refine(value, at(context), context)),
     },
-    validator(value, context) {
-      if (!isRecord(value)) return `${at(context)} must be an object`;
-      const unknown = Object.keys(value).filter((key) => !allowed.includes(key));
-      if (unknown.length)
-        return `${at(context)} has unknown field(s): ${unknown.join(', ')} (allowed: ${allowed.join(', ')})${didYouMean(unknown, allowed)}`;
-      return options.check ? options.check(value, at(context)) : true;
-    },
-    *entries(value) {
-      if (!isRecord(value) || options.complete?.(value)) return;
-      for (const key of order) yield [key, value[key], shape[key]];
-    },
-    refiner: (value, context) => (options.refine ? options.refine(value, at(context), context) : true),
-  });
+  );
 }
 
 /** A field or section that may be left out: `absent` values (default undefined and null) become undefined. */
 export function optional<T>(
   struct: Struct<T, unknown>,
   absent: (value: unknown) => boolean = (value) => value === undefined || value === null,
-): Struct<T | undefined, null> {
-  return new Struct<T | undefined, null>({
-    ...struct,
-    schema: null,
-    coercer: (value, context) => (absent(value) ? undefined : struct.coercer(value, context)),
-    validator: (value, context) => (value === undefined ? true : struct.validator(value, context)),
-    entries: (value, context) =>
-      value === undefined ? [][Symbol.iterator]() : struct.entries(value, context),
-    refiner: (value, context) => (value === undefined ? [] : struct.refiner(value as T, context)),
+): Struct<T | undefined, unknown> {
+  return layered(orUndefined(struct), {
+    prepare: (value, context) => (absent(value) ? undefined : struct.coercer(value, context)),
   });
 }
 
@@ -253,21 +243,15 @@ function editDistance(a: string, b: string): number {
 export function record<T>(
   item: Struct<T, unknown>,
   checkKey: (key: string, at: string) => true | string = () => true,
-): Struct<Record<string, T>, null> {
-  return new Struct<Record<string, T>, null>({
-    type: 'record',
-    schema: null,
-    coercer: (value) => (isRecord(value) ? { ...value } : value),
-    validator: (value, context) => {
-      if (!isRecord(value)) return `${at(context)} must be an object`;
+): Struct<Record<string, T>, unknown> {
+  return layered(config.recordOf(item), {
+    prepare: (value) => (isRecord(value) ? { ...value } : value),
+    after: (value: Record<string, unknown>, context) => {
       for (const key of Object.keys(value)) {
         const checked = checkKey(key, `${at(context)}.${key}`);
         if (checked !== true) return checked;
       }
       return true;
-    },
-    *entries(value) {
-      if (isRecord(value)) for (const [key, entry] of Object.entries(value)) yield [key, entry, item];
     },
   });
 }

@@ -1,15 +1,14 @@
-import { Struct } from '@metamask/superstruct';
+import type { Struct } from '@metamask/superstruct';
 import {
   isCaipAccountId,
   isCaipChainId,
   isCaipNamespace,
   isCaipReference,
-  isPlainObject,
   parseCaipAccountId,
   parseCaipChainId,
 } from '@metamask/utils';
 import { own } from './own.ts';
-import { field, firstFailure, optional, rule } from './schema.ts';
+import { field, fields, firstFailure, optional, rule } from './schema.ts';
 import type { CaipAccountId, ScopeObject, ScopeString } from './types.ts';
 
 /** A requested scope after flattening and merging: methods, notifications, accounts (CAIP-10). */
@@ -21,16 +20,14 @@ export type NormalizedScope = {
 
 export type DroppedScope = { scope: ScopeString; reason: string };
 
-const SCOPE_MEMBERS = ['references', 'methods', 'notifications', 'accounts'];
-
 /** The namespace-only scope that needs no references. */
 export const WALLET_NAMESPACE = 'wallet';
 
 /** A scope object that passed `caip217Scope`: its accounts are CAIP-10 ids. */
 type ValidScope = Omit<ScopeObject, 'accounts'> & { accounts?: CaipAccountId[] };
 
-const list = (message: string, test: (item: unknown) => boolean) =>
-  field<string[]>(message, (value) => Array.isArray(value) && value.every(test));
+const list = <T extends string>(message: string, test: (item: unknown) => item is T) =>
+  field<T[]>(message, (value) => Array.isArray(value) && value.every(test));
 
 /** A required list of names: `methods`, `notifications`. */
 const names = (member: string) =>
@@ -46,7 +43,7 @@ const names = (member: string) =>
  * namespace key (which needs them, except `wallet`); no other members; accounts CAIP-10. The
  * first failure's message is the reason the scope is dropped.
  */
-function caip217Scope(key: string): Struct<ValidScope, null> {
+function caip217Scope(key: string): Struct<ValidScope, unknown> {
   const isChain = isCaipChainId(key);
   const chainReferences = list('invalid chain reference', isCaipReference);
   const shape = {
@@ -63,19 +60,11 @@ function caip217Scope(key: string): Struct<ValidScope, null> {
           ),
     accounts: optional(list('invalid CAIP-10 account id', isCaipAccountId)),
   };
-  return new Struct<ValidScope, null>({
-    type: 'caip217Scope',
-    schema: null,
-    validator(value) {
-      if (!isChain && !isCaipNamespace(key)) return 'scope key is neither a CAIP-2 chain id nor a namespace';
-      if (!isPlainObject(value)) return 'scope is not an object';
-      const extra = Object.keys(value).filter((member) => !SCOPE_MEMBERS.includes(member));
-      return extra.length === 0 || `unsupported members: ${extra.join(', ')}`;
-    },
-    *entries(value) {
-      if (isPlainObject(value))
-        for (const [member, struct] of Object.entries(shape)) yield [member, own(value, member), struct];
-    },
+  if (!isChain && !isCaipNamespace(key))
+    return rule<ValidScope>(() => 'scope key is neither a CAIP-2 chain id nor a namespace');
+  return fields(shape, {
+    notObject: 'scope is not an object',
+    onlyThese: (extra) => `unsupported members: ${extra.join(', ')}`,
   });
 }
 

@@ -1,50 +1,21 @@
-// The builders of this package's schemas (superstruct, in the style of docs/architecture.md
-// "Validation: where a schema goes"): a schema is data, each rule carries the message a failure
-// shows, and one function turns failures into this package's error (`assertShape`, -32602 with
-// every failing path). Messages leave the path out: a ParamIssue carries it beside the message.
-import { type ObjectSchema, type ObjectType, Struct, validate } from '@metamask/superstruct';
+// This package's schemas use the builders every Portico package shares (`@portico/http/schema`,
+// docs/architecture.md "Validation: where a schema goes") in the voice of CAIP checks: a message
+// leaves the path out (a ParamIssue carries it beside the message), an object is a plain object,
+// and one function turns failures into this package's error (`assertShape`, -32602 with every
+// failing path).
+import { type Struct, validate } from '@metamask/superstruct';
 import { isPlainObject } from '@metamask/utils';
+import { bare, schemaBuilders } from '@portico/http/schema';
 import { invalidParamsError, type ParamIssue } from './errors.ts';
-import { own } from './own.ts';
 
-export { optional } from '@metamask/superstruct';
+export { optional } from '@portico/http/schema';
 
-/** A value `check` answers true for, else a failure with the message it answers. */
-export function rule<T>(check: (value: unknown) => true | string): Struct<T, null> {
-  return new Struct<T, null>({ type: 'rule', schema: null, validator: (value) => check(value) });
-}
+export const { rule, fields, recordOf, string } = schemaBuilders({ ...bare, isObject: isPlainObject });
 
-/** A value `test` accepts, else a failure saying `message`. */
+/** A value `test` accepts, else a failure saying `message` (the whole of it). */
 export function field<T>(message: string, test: (value: unknown) => boolean): Struct<T, null> {
   return rule<T>((value) => test(value) || message);
 }
-
-/** A plain object whose own members named in `shape` are checked; others pass as they are. */
-export function fields<S extends ObjectSchema>(shape: S, message: string): Struct<ObjectType<S>, S> {
-  return new Struct<ObjectType<S>, S>({
-    type: 'fields',
-    schema: shape,
-    validator: (value) => isPlainObject(value) || message,
-    *entries(value) {
-      if (isPlainObject(value))
-        for (const key of Object.keys(shape)) yield [key, own(value, key), shape[key]];
-    },
-  });
-}
-
-/** A plain object whose every own value is `item` (keys such as `__proto__` are data). */
-export function recordOf<T>(item: Struct<T, unknown>, message: string): Struct<Record<string, T>, null> {
-  return new Struct<Record<string, T>, null>({
-    type: 'recordOf',
-    schema: null,
-    validator: (value) => isPlainObject(value) || message,
-    *entries(value) {
-      if (isPlainObject(value)) for (const [key, entry] of Object.entries(value)) yield [key, entry, item];
-    },
-  });
-}
-
-export const string = field<string>('must be a string', (value) => typeof value === 'string');
 
 export const stringArray = field<string[]>(
   'must be an array of strings',
