@@ -13,7 +13,9 @@ export type AuthErrorCode =
   /** Another tab or instance renewed this session a moment ago: read the stored sessionId again. */
   | 'SESSION_ROTATED'
   /** An init or login parameter with an invalid value (`AuthValidationError`: `field`, `allowed`). */
-  | 'INVALID_PARAMS';
+  | 'INVALID_PARAMS'
+  /** `@portico/auth/server`: the auth service's JWKS could not be fetched (`AuthServiceUnreachableError`). */
+  | 'AUTH_SERVICE_UNREACHABLE';
 
 /** Errors of the client library; `code` is stable, `message` is for people. */
 export class AuthError extends Error {

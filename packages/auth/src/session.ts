@@ -91,7 +91,7 @@ export abstract class AuthSession {
    * `sessionExpired`: the session reached its `sessionTime`. By then the instance has dropped the
    * keys, the user info and the stored sessionId, and `state.error` says so.
    * `change`: the state, the user or `auth.provider` changed (login, MFA completion, renewal,
-   * logout, expiry); read them again. Beyond the seed (UI bindings such as `@portico/react` use it).
+   * logout, expiry); read them again. Beyond `002_…txt` (UI bindings such as `@portico/react` use it).
    * Returns an unsubscribe.
    */
   on(event: 'sessionExpired', listener: (event: SessionExpiredEvent) => void): () => void;

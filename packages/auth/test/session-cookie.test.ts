@@ -6,8 +6,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { SignJWT } from 'jose';
-import { Auth, MemoryStorage } from '../src/index.ts';
-import { createSessionCookieHandler, type SessionCookieHandler } from '../src/server/index.ts';
+import { Auth, AuthError, MemoryStorage } from '../src/index.ts';
+import {
+  AuthServiceUnreachableError,
+  createSessionCookieHandler,
+  type SessionCookieHandler,
+} from '../src/server/index.ts';
 import { CLIENT_ID, type JwtLoginService, pageOf, startJwtLoginService } from './jwt-login-service.ts';
 
 const OTHER_APP = 'BOther_UiIZ-cPz1GtV5i1I2iOSOHuimiXBI0e-Oe_u6X3oVAbCiAZOTEBtTXw4tsluTITPqA8zMsfxIKMjiqNQ';
@@ -207,7 +211,12 @@ describe('cookie mode: @portico/auth/server with the library', { timeout: 120_00
     assert.ok(user.wallets.length === 2 && user.expiresAt > Date.now());
     // The service unreachable: an error of its own, not a signed-out user.
     const cut = createSessionCookieHandler({ authServiceUrl: 'http://127.0.0.1:9', clientId: CLIENT_ID });
-    await assert.rejects(cut.getUser(`portico_session=${idToken}`), { code: 'AUTH_SERVICE_UNREACHABLE' });
+    await assert.rejects(cut.getUser(`portico_session=${idToken}`), (err: unknown) => {
+      assert.ok(err instanceof AuthServiceUnreachableError && err instanceof AuthError, String(err));
+      assert.equal(err.name, 'AuthServiceUnreachableError');
+      assert.equal(err.code, 'AUTH_SERVICE_UNREACHABLE');
+      return true;
+    });
     const unreachable = await cut.fetch(request(appUrl));
     assert.equal(unreachable.status, 403, 'the origin is checked before anything else');
     const sameHost = await cut.fetch(

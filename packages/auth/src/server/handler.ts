@@ -1,6 +1,7 @@
 // The app's session endpoint: POST { idToken } sets the cookie, DELETE clears it. One decision
 // function, and two adapters: node:http / Express / Connect, and Web Request → Response.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AuthError } from '../errors.ts';
 import { checkCookieName, clearCookie, DEFAULT_COOKIE_NAME, readCookie, setCookie } from './cookie.ts';
 import { checkOrigins, originAllowed, type RequestFacts, secureFor } from './origin.ts';
 import {
@@ -51,7 +52,13 @@ const fail = (status: number, code: string, message: string): Answer => ({
   body: { error: { code, message } },
 });
 
-class BodyError extends Error {}
+/** A body the handler cannot read (not JSON, too large): answered 400, never thrown to the app. */
+class BodyError extends AuthError {
+  override name = 'BodyError';
+  constructor(message: string) {
+    super('INVALID_PARAMS', message);
+  }
+}
 
 function parseBody(text: string): unknown {
   try {

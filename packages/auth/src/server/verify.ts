@@ -1,13 +1,18 @@
 // Who the user is, from an idToken the auth service signed: checked against the service's JWKS
 // (public keys only), its issuer, this app's clientId as audience, and expiry.
 import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
-import { AuthValidationError } from '../errors.ts';
+import { AuthError, AuthValidationError } from '../errors.ts';
 
 /** The auth service's JWKS could not be fetched: no token can be checked (not the user's fault). */
-export class AuthServiceUnreachableError extends Error {
-  readonly code = 'AUTH_SERVICE_UNREACHABLE';
+export class AuthServiceUnreachableError extends AuthError {
+  override name = 'AuthServiceUnreachableError';
+  override readonly code = 'AUTH_SERVICE_UNREACHABLE' as const;
   constructor(url: string, cause: unknown) {
-    super(`The auth service's JWKS at ${url} could not be fetched: ${(cause as Error).message}`, { cause });
+    super(
+      'AUTH_SERVICE_UNREACHABLE',
+      `The auth service's JWKS at ${url} could not be fetched: ${(cause as Error).message}`,
+      { cause },
+    );
   }
 }
 
