@@ -1,6 +1,7 @@
 import { GatewayError } from '../rpc/errors.ts';
 import { JsonResult } from '../rpc/json-result.ts';
 import type { JsonRpcError } from '../rpc/jsonrpc.ts';
+import { EVM_GET_TRANSACTION_BY_HASH, EVM_SEND_RAW_TRANSACTION } from '../rpc/method-names.ts';
 import type { CircuitBreaker } from './circuit-breaker.ts';
 import type { HttpUpstream, UpstreamReply } from './http-upstream.ts';
 import type { UpstreamPool } from './upstream-pool.ts';
@@ -63,7 +64,7 @@ export function broadcastTransaction(
 async function sendTo(target: Target, raw: string, hash: string): Promise<Outcome> {
   const relay = target.breaker === undefined;
   try {
-    const reply = await target.upstream.call('eth_sendRawTransaction', [raw]);
+    const reply = await target.upstream.call(EVM_SEND_RAW_TRANSACTION, [raw]);
     target.breaker?.success();
     if (reply.ok) {
       const answered = reply.result.value;
@@ -86,7 +87,7 @@ async function sendTo(target: Target, raw: string, hash: string): Promise<Outcom
 /** Whether the node knows the transaction by its hash (pending or mined). */
 async function holds(upstream: HttpUpstream, hash: string): Promise<boolean> {
   try {
-    const reply = await upstream.call('eth_getTransactionByHash', [hash]);
+    const reply = await upstream.call(EVM_GET_TRANSACTION_BY_HASH, [hash]);
     return reply.ok && !reply.result.isNull;
   } catch {
     return false;
