@@ -1,13 +1,14 @@
 // MFA rights under export policy `user` and `off`: the app never holds a share, so it cannot sign a
 // second-factor proof with the rebuilt key. A session shows the second factor to the service instead
-// (`confirmSecondFactor`); until it does, it may neither end the user's other sessions nor open the
-// account page, as a first-factor-only session under `app`.
+// (`confirmSecondFactor`); until it does, it may neither end the user's other sessions, revoke a
+// device's share nor open the account page, as a first-factor-only session under `app`.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Auth, AuthError, type AuthInitParams, MemoryStorage, type MfaSettings } from '@portico/auth';
+import { signStoreMessage, storeKeyOf } from '@portico/auth/protocol';
 import { type AuthServer, startAuthServer } from '@portico/auth-server';
 import { tempDir } from '@portico/testkit';
-import { CLIENT_ID, type JwksIssuer, startJwksIssuer } from './helpers.ts';
+import { CLIENT_ID, type JwksIssuer, park, post, startJwksIssuer } from './helpers.ts';
 
 const PASSWORD = 'correct horse battery';
 const SETTINGS: MfaSettings = {
@@ -29,6 +30,15 @@ async function refusal(call: Promise<unknown>): Promise<string> {
   assert.fail('the call was not refused');
 }
 const SECOND_FACTOR = /^SERVICE_ERROR: .*needs the second factor/;
+
+/** A session-signed MFA call as the library sends it, without the proof (no key to sign it with). */
+function signedCall(path: string, sessionId: string, payload: unknown) {
+  return {
+    key: storeKeyOf(sessionId),
+    payload,
+    signature: signStoreMessage(sessionId, `${path}:${JSON.stringify(payload)}`),
+  };
+}
 
 describe('MFA rights when the app never holds the key', { timeout: 180_000 }, () => {
   const dir = tempDir('portico-auth-mfa-withheld-');
@@ -57,9 +67,10 @@ describe('MFA rights when the app never holds the key', { timeout: 180_000 }, ()
     mfaSettings: SETTINGS,
   });
 
-  /** MFA on (device, phrase, password), enabled from the `app` app. */
-  async function enrol(sub: string): Promise<void> {
-    const auth = await Auth.create(init(CLIENT_ID), { storage: new MemoryStorage() });
+  /** MFA on (device, phrase, password), enabled from the `app` app; its device's storage and id. */
+  async function enrol(sub: string): Promise<{ storage: MemoryStorage; deviceId: string }> {
+    const storage = new MemoryStorage();
+    const auth = await Auth.create(init(CLIENT_ID), { storage });
     await auth.login(
       {
         loginProvider: 'jwt',
@@ -70,6 +81,29 @@ describe('MFA rights when the app never holds the key', { timeout: 180_000 }, ()
         setup: { factors: ['deviceShareFactor', 'backUpShareFactor', 'passwordFactor'], password: PASSWORD },
       },
     );
+    const deviceId = await auth.mfaDeviceId();
+    assert.ok(deviceId);
+    return { storage, deviceId };
+  }
+
+  /** Another device of the `app` app, registered by recovering with the password. */
+  async function secondDevice(sub: string): Promise<{ storage: MemoryStorage; deviceId: string }> {
+    const storage = new MemoryStorage();
+    const auth = await Auth.create(init(CLIENT_ID), { storage });
+    await auth.login(
+      { loginProvider: 'jwt', extraLoginOptions: { id_token: await issuer.sign({ sub }) } },
+      { password: PASSWORD },
+    );
+    const deviceId = await auth.mfaDeviceId();
+    assert.ok(deviceId);
+    return { storage, deviceId };
+  }
+
+  /** An `app` app login on the device of `storage`: resolves with the key its own share rebuilt. */
+  async function deviceLogin(storage: MemoryStorage, sub: string): Promise<string> {
+    const auth = await Auth.create(init(CLIENT_ID), { storage });
+    await auth.login({ loginProvider: 'jwt', extraLoginOptions: { id_token: await issuer.sign({ sub }) } });
+    return auth.getPrivKey();
   }
 
   async function signIn(clientId: string, sub: string): Promise<Auth> {
@@ -111,6 +145,74 @@ describe('MFA rights when the app never holds the key', { timeout: 180_000 }, ()
       assert.equal((await laptop.listSessions()).length, 1);
     });
   }
+
+  for (const [clientId, mode] of Object.entries(POLICIES)) {
+    it(`${mode}: a session revokes a lost device after confirming, not before nor after logout; adds none`, async () => {
+      const sub = `lena-${mode}`;
+      const lost = await enrol(sub);
+      const kept = await secondDevice(sub);
+      const laptop = await signIn(clientId, sub);
+      const sessionId = laptop.state.sessionId;
+      assert.ok(sessionId);
+      const addDevice = () =>
+        post(server.sdkUrl, '/api/mfa/device', signedCall('/api/mfa/device', sessionId, {}));
+
+      // The app holds no share of the key, so it gets no device share either, confirmed or not.
+      const withheld = async () => {
+        const added = await addDevice();
+        assert.equal(added.status, 403);
+        assert.equal(added.error.code, 'DEVICE_SHARE_WITHHELD');
+      };
+      // First factor only: refused, and the lost device still rebuilds the key.
+      assert.match(await refusal(laptop.revokeDevice(lost.deviceId)), SECOND_FACTOR);
+      await withheld();
+      assert.ok(await deviceLogin(lost.storage, sub));
+
+      await laptop.confirmSecondFactor({ password: PASSWORD });
+      await laptop.revokeDevice(lost.deviceId);
+      await assert.rejects(deviceLogin(lost.storage, sub), { code: 'MFA_REQUIRED' });
+      await withheld();
+      assert.equal(laptop.getPrivKey(), '');
+
+      // Signed while the sign-in was marked, sent after logout: refused, the device kept.
+      const late = signedCall('/api/mfa/revoke', sessionId, { deviceId: kept.deviceId });
+      await laptop.logout();
+      const revoked = await post(server.sdkUrl, '/api/mfa/revoke', late);
+      assert.equal(revoked.status, 404);
+      assert.equal(revoked.error.code, 'SESSION_NOT_FOUND');
+      assert.ok(await deviceLogin(kept.storage, sub));
+    });
+  }
+
+  it('app: the mark of a confirmed factor does not stand in for the proof on device calls', async () => {
+    const sub = 'mila-app';
+    const { storage, deviceId } = await enrol(sub);
+    // A session of the `app` app that passed only the first factor (it holds the service's share).
+    const loginId = await park(
+      server.sdkUrl,
+      {},
+      { loginProvider: 'jwt', extraLoginOptions: { id_token: await issuer.sign({ sub }) } },
+    );
+    const login = await post(server.sdkUrl, '/api/login/jwt', { loginId });
+    assert.equal(login.status, 200, login.error.message);
+    const sessionId = login.body.sessionId;
+    assert.ok(sessionId);
+    const confirmed = await post(
+      server.sdkUrl,
+      '/api/mfa/confirm',
+      signedCall('/api/mfa/confirm', sessionId, { password: PASSWORD }),
+    );
+    assert.equal(confirmed.status, 200, confirmed.error.message);
+    for (const [path, payload] of [
+      ['/api/mfa/revoke', { deviceId }],
+      ['/api/mfa/device', {}],
+    ] as const) {
+      const res = await post(server.sdkUrl, path, signedCall(path, sessionId, payload));
+      assert.equal(res.status, 403, path);
+      assert.equal(res.error.code, 'SECOND_FACTOR_REQUIRED', path);
+    }
+    assert.ok(await deviceLogin(storage, sub), 'the device was not revoked');
+  });
 
   it('confirm takes only the factors checked from the record; a user without MFA needs none', async () => {
     await enrol('otto');

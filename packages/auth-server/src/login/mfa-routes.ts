@@ -2,7 +2,7 @@
 // screen (recover), and a logged-in session's MFA calls signed by its sessionId (social, factor,
 // confirm and its passkey challenge, device, revoke).
 
-import { DEFAULT_MFA_SETTINGS, MFA_FACTORS, type MfaFactor } from '@portico/auth';
+import { DEFAULT_MFA_SETTINGS, type KeyExportPolicy, MFA_FACTORS, type MfaFactor } from '@portico/auth';
 import { checkSetupChoice, mfaProofMessage, storeKeyOf, verifyStoreMessage } from '@portico/auth/protocol';
 import { type AttemptSubjects, TooManyAttemptsError } from '../attempts.ts';
 import { newAuthenticator } from '../authenticator.ts';
@@ -20,7 +20,8 @@ import {
 } from '../factors/index.ts';
 import { confirmChallenge, passkeyFactorRoute } from '../factors/passkey.ts';
 import { HttpError } from '../http.ts';
-import { markSecondFactor } from '../second-factor.ts';
+import { markSecondFactor, requireSecondFactor } from '../second-factor.ts';
+import type { ChainRow } from '../store.ts';
 import { complete, pendingFor, type SetupRequest } from './complete.ts';
 import type { Answer, Grant, LoginContext, PendingState, Route } from './context.ts';
 import { FLOW_TTL_MS, route } from './context.ts';
@@ -75,6 +76,40 @@ async function secondFactorGrant(ctx: LoginContext, path: string, body: SignedBo
     );
   }
   return grant;
+}
+
+/** The export policy of the app whose session signed the call (`app` for a key of no chain). */
+async function policyOfCaller(ctx: LoginContext, key: string): Promise<KeyExportPolicy> {
+  const found = await ctx.deps.store.chainOfKey(key);
+  return (found && ctx.deps.exportPolicy.get(found.chain.clientId)) || 'app';
+}
+
+/** The live sign-in whose session signed the call. */
+function callerChain(ctx: LoginContext, path: string, body: SignedBody): Promise<ChainRow> {
+  const { chains, now } = ctx.deps;
+  const payloadJson = JSON.stringify(body.payload ?? {});
+  return chains.caller(body.key, () => `${path}:${payloadJson}`, body.signature, now());
+}
+
+/**
+ * A session's right to revoke a device. Under export policy `app` the session rebuilds the key and
+ * signs `proof` with it (`secondFactorGrant`). Under `user` and `off` the app never holds the key
+ * and gets no MFA grant: its live sign-in must carry the mark of `/api/mfa/confirm` (or the proof),
+ * as for `endSession`. Answers the user whose MFA the call changes.
+ */
+async function revokeRight(ctx: LoginContext, path: string, body: SignedBody): Promise<string> {
+  if ((await policyOfCaller(ctx, body.key)) === 'app')
+    return (await secondFactorGrant(ctx, path, body)).userId;
+  const chain = await callerChain(ctx, path, body);
+  const mfaPublicKey = async (userId: string) => (await ctx.mfaStore.load(userId))?.publicKey;
+  const payloadJson = JSON.stringify(body.payload ?? {});
+  await requireSecondFactor(
+    { store: ctx.deps.store, mfaPublicKey },
+    chain,
+    { path, key: body.key, payloadJson, proof: body.proof },
+    ctx.deps.now(),
+  );
+  return chain.userId;
 }
 
 const LOGIN = fields({ loginId });
@@ -322,23 +357,34 @@ const confirmPasskey = route(signedCall(optional(fields({}))), async (ctx, body,
 });
 
 const device = route(signedCall(optional(fields({}))), async (ctx, body, path) => {
-  const grant = await secondFactorGrant(ctx, path, body);
+  const policy = await policyOfCaller(ctx, body.key);
+  if (policy !== 'app') {
+    await callerChain(ctx, path, body);
+    // A device share is a share of the key, made on the device from two others: an app that may
+    // not hold the key may hold no share either, second factor or not.
+    throw new HttpError(
+      403,
+      'DEVICE_SHARE_WITHHELD',
+      `This app's export policy is "${policy}": it holds no share of the key, so it cannot add a device share`,
+    );
+  }
+  const { userId } = await secondFactorGrant(ctx, path, body);
   let added: Awaited<ReturnType<typeof ctx.mfaStore.addDevice>>;
   try {
-    added = await ctx.mfaStore.addDevice(grant.userId);
+    added = await ctx.mfaStore.addDevice(userId);
   } catch (err) {
     throw new HttpError(400, 'MFA_FACTOR_NOT_SET_UP', (err as Error).message, { cause: err });
   }
-  await ctx.deps.audit.record('mfa.device.added', grant.userId, { deviceId: added.deviceId });
+  await ctx.deps.audit.record('mfa.device.added', userId, { deviceId: added.deviceId });
   return [200, added];
 });
 
 const revoke = route(signedCall(fields({ deviceId: string })), async (ctx, body, path) => {
-  const grant = await secondFactorGrant(ctx, path, body);
+  const userId = await revokeRight(ctx, path, body);
   const { deviceId } = body.payload;
-  if (!(await ctx.mfaStore.revokeDevice(grant.userId, deviceId)))
+  if (!(await ctx.mfaStore.revokeDevice(userId, deviceId)))
     throw new HttpError(404, 'DEVICE_NOT_FOUND', 'No such device, or already revoked');
-  await ctx.deps.audit.record('mfa.device.revoked', grant.userId, { deviceId });
+  await ctx.deps.audit.record('mfa.device.revoked', userId, { deviceId });
   return [200, { ok: true }];
 });
 
