@@ -191,7 +191,11 @@ export class Auth extends AuthSession {
     return state;
   }
 
-  /** Revokes a device's MFA share (e.g. a lost phone): the service deletes its wrapping key. */
+  /**
+   * Revokes a device's MFA share (e.g. a lost phone): the service deletes its wrapping key. Needs
+   * the second factor: the rebuilt key's proof, or, under export policy `user` or `off` (the app
+   * never holds the key), `confirmSecondFactor` first in this sign-in.
+   */
   async revokeDevice(deviceId: string): Promise<void> {
     const sessionId = this.current.sessionId;
     if (!sessionId || !this.current.userInfo?.isMfaEnabled) throw AuthError.noUserFound();

@@ -256,7 +256,8 @@ export abstract class AuthSession {
   /**
    * For an MFA user under export policy \`user\` or \`off\` (the app never holds the key): shows the
    * auth service a second factor (\`{password}\`, \`{backupPhrase}\` or \`{authenticatorCode}\`), so
-   * this session may then end other sessions and open the account page. Beyond `002_…txt`.
+   * this session may then end other sessions, revoke a device's MFA share (`revokeDevice`) and open
+   * the account page, until this sign-in ends. Beyond `002_…txt`.
    */
   async confirmSecondFactor(factor: SecondFactorInput): Promise<void> {
     const sessionId = this.current.sessionId;
