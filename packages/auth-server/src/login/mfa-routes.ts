@@ -325,9 +325,8 @@ const CONFIRMABLE_FIELDS = '{password}, {backupPhrase}, {authenticatorCode} or {
  * holds no share, and this call hands it none.
  */
 const confirm = route(signedCall(TYPED_FACTOR_PAYLOAD), async (ctx, body, path, client) => {
-  const { chains, envelope, store, now } = ctx.deps;
-  const payloadJson = JSON.stringify(body.payload ?? {});
-  const chain = await chains.caller(body.key, () => `${path}:${payloadJson}`, body.signature, now());
+  const { envelope, store } = ctx.deps;
+  const chain = await callerChain(ctx, path, body);
   const found = typedFactorOf(body.payload);
   if (!found || !CONFIRMABLE.includes(found.module.key)) {
     throw new InvalidBodyError('payload', `payload must be ${CONFIRMABLE_FIELDS}`);
@@ -350,9 +349,7 @@ const confirm = route(signedCall(TYPED_FACTOR_PAYLOAD), async (ctx, body, path, 
  * session's sign-in and single use.
  */
 const confirmPasskey = route(signedCall(optional(fields({}))), async (ctx, body, path) => {
-  const { chains, now } = ctx.deps;
-  const payloadJson = JSON.stringify(body.payload ?? {});
-  const chain = await chains.caller(body.key, () => `${path}:${payloadJson}`, body.signature, now());
+  const chain = await callerChain(ctx, path, body);
   return [200, await confirmChallenge(ctx, chain.userId, chain.id)];
 });
 
