@@ -395,8 +395,10 @@ describe('auth.provider follows the login', { timeout: 120_000 }, () => {
     assert.equal(signature.length, 64);
     const found = await waitForSignature(rpc, getBase58Decoder().decode(signature), recipient);
     assert.ok(found, 'the transfer is in the recipient’s history');
+    // A dapp that names a chain the wallet does not serve (beside the standard's fields) is refused.
+    const onAnotherChain = { account, chain: 'solana:mainnet', message };
     await assert.rejects(
-      wallet.features['solana:signMessage'].signMessage({ account, chain: 'solana:mainnet', message }),
+      wallet.features['solana:signMessage'].signMessage(onAnotherChain),
       (error: { code?: number }) => error.code === 4100,
     );
 

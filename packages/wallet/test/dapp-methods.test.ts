@@ -322,7 +322,11 @@ describe('what dapps call beyond the Multichain API, on anvil', () => {
       const signature = tx.signatures[address(payer)];
       assert.ok(signature);
       assert.ok(
-        verifySolanaSignature(new Uint8Array(signature), new Uint8Array(tx.messageBytes), account.publicKey),
+        verifySolanaSignature(
+          new Uint8Array(signature),
+          new Uint8Array(tx.messageBytes),
+          new Uint8Array(account.publicKey),
+        ),
       );
     }
   });

@@ -1,23 +1,9 @@
 // Sign-In With Solana (Phantom's SIWS, after EIP-4361): the message `solana:signIn` signs. The same
-// format as the reference wallet's (packages/wallet/src/signing/sign-in.ts): written out here because
-// @portico/auth depends on no other Portico package; both are checked with @solana/wallet-standard-util's
-// `verifySignIn`, which rebuilds the message from the dapp's input.
+// format as the reference wallet's (packages/wallet/src/signing/sign-in.ts), which refuses bad input
+// with JSON-RPC errors where this throws TypeErrors; both are checked with
+// @solana/wallet-standard-util's `verifySignIn`, which rebuilds the message from the dapp's input.
 
-/** `@solana/wallet-standard-features`' SolanaSignInInput. */
-export type SolanaSignInInput = {
-  readonly domain?: string;
-  readonly address?: string;
-  readonly statement?: string;
-  readonly uri?: string;
-  readonly version?: string;
-  readonly chainId?: string;
-  readonly nonce?: string;
-  readonly issuedAt?: string;
-  readonly expirationTime?: string;
-  readonly notBefore?: string;
-  readonly requestId?: string;
-  readonly resources?: readonly string[];
-};
+import type { SolanaSignInInput } from '@solana/wallet-standard-features';
 
 /** The optional fields, in the order they appear in the message. */
 const FIELDS = [

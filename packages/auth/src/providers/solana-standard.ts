@@ -4,71 +4,41 @@
 // the logged-in user's Solana provider and runs the app's own login on `standard:connect`.
 // No Solana library here: the main entry stays light (base58, from @scure/base, is the only codec needed).
 import { base58 } from '@scure/base';
+import type {
+  SolanaSignAndSendTransactionFeature,
+  SolanaSignInFeature,
+  SolanaSignInInput,
+  SolanaSignInOutput,
+  SolanaSignMessageFeature,
+  SolanaSignTransactionFeature,
+} from '@solana/wallet-standard-features';
+import type { IdentifierString, Wallet, WalletAccount } from '@wallet-standard/base';
+import type {
+  StandardConnectFeature,
+  StandardDisconnectFeature,
+  StandardEventsChangeProperties,
+  StandardEventsFeature,
+} from '@wallet-standard/features';
 import type { ProviderIdentity } from './announce.ts';
 import type { ProviderError } from './errors.ts';
-import { type SolanaSignInInput, signInMessageText } from './siws.ts';
-
-type IdentifierString = `${string}:${string}`;
+import { signInMessageText } from './siws.ts';
 
 /** A Wallet Standard account (`@wallet-standard/base`'s WalletAccount). */
-export type AuthSolanaAccount = {
-  readonly address: string;
-  readonly publicKey: Uint8Array;
-  readonly chains: readonly IdentifierString[];
-  readonly features: readonly IdentifierString[];
-  readonly label?: string;
-  readonly icon?: AuthSolanaWallet['icon'];
-};
-type ChangeListener = (properties: { accounts?: readonly AuthSolanaAccount[] }) => void;
-type SignInput = { account: AuthSolanaAccount; chain?: IdentifierString };
-export type SolanaSignInOutput = {
-  readonly account: AuthSolanaAccount;
-  readonly signedMessage: Uint8Array;
-  readonly signature: Uint8Array;
-  readonly signatureType: 'ed25519';
-};
-export type { SolanaSignInInput };
+export type AuthSolanaAccount = WalletAccount;
+export type { SolanaSignInInput, SolanaSignInOutput };
 
-/** The wallet `getWallets()` of `@wallet-standard/app` lists (`@wallet-standard/base`'s Wallet, with its Solana features). */
-export type AuthSolanaWallet = {
-  readonly version: '1.0.0';
-  readonly name: string;
-  readonly icon: `data:image/${'svg+xml' | 'webp' | 'png' | 'gif'};base64,${string}`;
-  readonly chains: readonly IdentifierString[];
-  readonly accounts: readonly AuthSolanaAccount[];
-  readonly features: {
-    'standard:connect': {
-      version: '1.0.0';
-      connect: (input?: { silent?: boolean }) => Promise<{ accounts: readonly AuthSolanaAccount[] }>;
-    };
-    'standard:disconnect': { version: '1.0.0'; disconnect: () => Promise<void> };
-    'standard:events': { version: '1.0.0'; on: (event: 'change', listener: ChangeListener) => () => void };
-    'solana:signIn': {
-      version: '1.0.0';
-      signIn: (...inputs: SolanaSignInInput[]) => Promise<SolanaSignInOutput[]>;
-    };
-    'solana:signMessage': {
-      version: '1.0.0';
-      signMessage: (
-        ...inputs: (SignInput & { message: Uint8Array })[]
-      ) => Promise<{ signedMessage: Uint8Array; signature: Uint8Array; signatureType: 'ed25519' }[]>;
-    };
-    'solana:signTransaction': {
-      version: '1.0.0';
-      supportedTransactionVersions: readonly ('legacy' | 0)[];
-      signTransaction: (
-        ...inputs: (SignInput & { transaction: Uint8Array })[]
-      ) => Promise<{ signedTransaction: Uint8Array }[]>;
-    };
-    'solana:signAndSendTransaction': {
-      version: '1.0.0';
-      supportedTransactionVersions: readonly ('legacy' | 0)[];
-      signAndSendTransaction: (
-        ...inputs: (SignInput & { transaction: Uint8Array; options?: unknown })[]
-      ) => Promise<{ signature: Uint8Array }[]>;
-    };
-  };
+/** The wallet `getWallets()` of `@wallet-standard/app` lists, with the Solana features it offers. */
+export type AuthSolanaWallet = Wallet & {
+  readonly features: StandardConnectFeature &
+    StandardDisconnectFeature &
+    StandardEventsFeature &
+    SolanaSignInFeature &
+    SolanaSignMessageFeature &
+    SolanaSignTransactionFeature &
+    SolanaSignAndSendTransactionFeature;
 };
+type ChangeListener = (properties: StandardEventsChangeProperties) => void;
+type SignInput = { account: WalletAccount; chain?: IdentifierString };
 
 export type AnnounceSolanaOptions = {
   /**

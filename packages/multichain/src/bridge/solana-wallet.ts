@@ -1,81 +1,37 @@
 import { base58, base64 } from '@scure/base';
+import type {
+  SolanaSignAndSendTransactionFeature,
+  SolanaSignInFeature,
+  SolanaSignInOutput,
+  SolanaSignMessageFeature,
+  SolanaSignTransactionFeature,
+} from '@solana/wallet-standard-features';
+import type { IdentifierString, Wallet, WalletAccount } from '@wallet-standard/base';
+import type {
+  StandardConnectFeature,
+  StandardDisconnectFeature,
+  StandardEventsChangeProperties,
+  StandardEventsFeature,
+} from '@wallet-standard/features';
 import { own } from '../caip/own.ts';
 import type { Json, SessionScopes } from '../caip/types.ts';
 import { accountsIn, type BridgeSession, ProviderRpcError } from './connection.ts';
 
-// The Wallet Standard's shapes (@wallet-standard/base, @solana/wallet-standard-features), written
-// out so the bridge depends on no more than it uses.
-type IdentifierString = `${string}:${string}`;
-export type StandardWalletAccount = {
-  readonly address: string;
-  readonly publicKey: Uint8Array;
-  readonly chains: readonly IdentifierString[];
-  readonly features: readonly IdentifierString[];
+export type { SolanaSignInInput, SolanaSignInOutput } from '@solana/wallet-standard-features';
+/** A Wallet Standard account (`@wallet-standard/base`'s WalletAccount). */
+export type StandardWalletAccount = WalletAccount;
+/** A Solana wallet as `@wallet-standard/app`'s `getWallets()` lists it, with the features it offers. */
+export type StandardSolanaWallet = Wallet & {
+  readonly features: StandardConnectFeature &
+    StandardDisconnectFeature &
+    StandardEventsFeature &
+    SolanaSignInFeature &
+    SolanaSignMessageFeature &
+    SolanaSignTransactionFeature &
+    SolanaSignAndSendTransactionFeature;
 };
-type ChangeListener = (properties: { accounts?: readonly StandardWalletAccount[] }) => void;
-type SignInput = { account: StandardWalletAccount; chain?: IdentifierString };
-/** Sign-In With Solana's input (`@solana/wallet-standard-features`' SolanaSignInInput). */
-export type SolanaSignInInput = {
-  readonly domain?: string;
-  readonly address?: string;
-  readonly statement?: string;
-  readonly uri?: string;
-  readonly version?: string;
-  readonly chainId?: string;
-  readonly nonce?: string;
-  readonly issuedAt?: string;
-  readonly expirationTime?: string;
-  readonly notBefore?: string;
-  readonly requestId?: string;
-  readonly resources?: readonly string[];
-};
-export type SolanaSignInOutput = {
-  readonly account: StandardWalletAccount;
-  readonly signedMessage: Uint8Array;
-  readonly signature: Uint8Array;
-  readonly signatureType: 'ed25519';
-};
-
-/** A Solana wallet as `@wallet-standard/app`'s `getWallets()` lists it. */
-export type StandardSolanaWallet = {
-  readonly version: '1.0.0';
-  readonly name: string;
-  readonly icon: `data:image/${'svg+xml' | 'webp' | 'png' | 'gif'};base64,${string}`;
-  readonly chains: readonly IdentifierString[];
-  readonly accounts: readonly StandardWalletAccount[];
-  readonly features: {
-    'standard:connect': {
-      version: '1.0.0';
-      connect: (input?: { silent?: boolean }) => Promise<{ accounts: readonly StandardWalletAccount[] }>;
-    };
-    'standard:disconnect': { version: '1.0.0'; disconnect: () => Promise<void> };
-    'standard:events': { version: '1.0.0'; on: (event: 'change', listener: ChangeListener) => () => void };
-    'solana:signIn': {
-      version: '1.0.0';
-      signIn: (...inputs: SolanaSignInInput[]) => Promise<SolanaSignInOutput[]>;
-    };
-    'solana:signMessage': {
-      version: '1.0.0';
-      signMessage: (
-        ...inputs: (SignInput & { message: Uint8Array })[]
-      ) => Promise<{ signedMessage: Uint8Array; signature: Uint8Array; signatureType: 'ed25519' }[]>;
-    };
-    'solana:signTransaction': {
-      version: '1.0.0';
-      supportedTransactionVersions: readonly ('legacy' | 0)[];
-      signTransaction: (
-        ...inputs: (SignInput & { transaction: Uint8Array })[]
-      ) => Promise<{ signedTransaction: Uint8Array }[]>;
-    };
-    'solana:signAndSendTransaction': {
-      version: '1.0.0';
-      supportedTransactionVersions: readonly ('legacy' | 0)[];
-      signAndSendTransaction: (
-        ...inputs: (SignInput & { transaction: Uint8Array; options?: Record<string, Json> })[]
-      ) => Promise<{ signature: Uint8Array }[]>;
-    };
-  };
-};
+type ChangeListener = (properties: StandardEventsChangeProperties) => void;
+type SignInput = { account: WalletAccount; chain?: IdentifierString };
 
 /** CAIP-2 ids of the public clusters and their Wallet Standard names; other chains keep their CAIP-2 id. */
 const CLUSTERS: Record<string, IdentifierString> = {
