@@ -68,7 +68,14 @@ async function startNarrowProxy(target: string, limit: number) {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, state, close: () => new Promise((r) => server.close(r)) };
+  // A gateway still polling this proxy keeps its keep-alive connections busy, so `close` alone
+  // could wait for ever (it did, once, on Node 20): its connections are ended too.
+  const close = () =>
+    new Promise((resolve) => {
+      server.close(resolve);
+      server.closeAllConnections();
+    });
+  return { url: `http://127.0.0.1:${port}`, state, close };
 }
 
 describe('eth_getLogs over 100 times the upstreams’ range', () => {
