@@ -23,9 +23,11 @@ export type Network = {
   chain: ChainContext;
   /**
    * `agreed`: `latest`, `safe` and `finalized` are sent upstream as the numbers every upstream in
-   * service has reached (and eth_blockNumber is answered with that head); `upstream`: sent as is.
+   * service has reached (and eth_blockNumber is answered with that head); `pushed`: as `agreed`
+   * while every upstream in service pushes its heads (HeadTracker.pushLive), else as `upstream`;
+   * `upstream`: sent as is.
    */
-  blockTags: 'agreed' | 'upstream';
+  blockTags: 'agreed' | 'pushed' | 'upstream';
   /** Largest upstream answer, in bytes; also the cap of an answer assembled from several (eth_getLogs in parts). */
   maxResponseBytes: number;
   /** Finality-aware response cache; undefined when caching is off. */

@@ -77,12 +77,28 @@ describe('blockTags configuration', () => {
     assert.equal(network({ blockTags: 'agreed' }).blockTags, 'agreed');
   });
 
+  test('pushed by default with one EVM upstream whose heads are pushed, as the upstream says when they are not', () => {
+    const ws = ['ws://a.example'];
+    assert.equal(network({ wsUpstreams: ws }).blockTags, 'pushed');
+    assert.equal(network({ headPush: true }).blockTags, 'pushed');
+    assert.equal(network({ wsUpstreams: ws, headPush: false }).blockTags, 'upstream');
+    assert.equal(
+      network({ upstreams: ['http://a.example', 'http://b.example'], wsUpstreams: [...ws, ...ws] }).blockTags,
+      'agreed',
+    );
+    assert.equal(
+      network({ kind: 'solana', chainId: 'solana:abc', headPush: true }).blockTags,
+      'upstream',
+    );
+    assert.equal(network({ wsUpstreams: ws, blockTags: 'upstream' }).blockTags, 'upstream');
+  });
+
   test('anything else is refused by name', () => {
     assert.throws(
       () => network({ blockTags: 'consensus' }),
       (error: unknown) =>
         error instanceof ConfigError &&
-        /networks\[0\]\.blockTags must be one of agreed, upstream, got "consensus"/.test(error.message),
+        /networks\[0\]\.blockTags must be one of agreed, pushed, upstream, got "consensus"/.test(error.message),
     );
   });
 });

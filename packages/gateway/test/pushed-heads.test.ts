@@ -2,8 +2,11 @@
 // gateway's agreed head follows the node block by block although its polls are ten minutes apart;
 // a gateway with `headPush: false` beside it stays at the head of its first poll.
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type Anvil, startAnvil } from '@portico/devchain';
+import { type WebSocket, WebSocketServer } from 'ws';
 import { type Gateway, parseConfig, startGateway } from '../src/index.ts';
 import { closedPort, rpc } from './harness.ts';
 
@@ -110,5 +113,101 @@ describe('latest from heads the node pushes', () => {
       (n) => n === next,
     );
     assert.equal(seen, next);
+  });
+});
+
+// A stand-in for the node's WebSocket (anvil pushes every head at once, so the test could not hold
+// one back): it takes the subscription and pushes a head only when the test says so, while the
+// HTTP calls go to the real anvil.
+describe('tags pinned by default only while heads are pushed (one upstream)', () => {
+  let anvil: Anvil;
+  let server: WebSocketServer;
+  let socket: WebSocket | undefined;
+  let subscribed: () => void;
+  let gateway: Gateway;
+  let url: string;
+  const blockNumber = async () => (await rpc(url, 'eth_blockNumber')).body.result as string;
+  const hex = (n: number) => `0x${n.toString(16)}`;
+
+  before(async () => {
+    anvil = await startAnvil();
+    await direct(anvil.url, 'anvil_mine', ['0x3']);
+    server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await once(server, 'listening');
+    const ready = new Promise<void>((resolve) => {
+      subscribed = resolve;
+    });
+    server.on('connection', (ws) => {
+      socket = ws;
+      ws.on('message', (data) => {
+        const { id } = JSON.parse(String(data)) as { id: number };
+        ws.send(JSON.stringify({ jsonrpc: '2.0', id, result: '0xfeed' }));
+        subscribed();
+      });
+    });
+    const { port } = server.address() as AddressInfo;
+    const config = parseConfig({
+      port: 0,
+      logLevel: 'silent',
+      networks: [
+        {
+          name: 'local',
+          chainId: 'eip155:31337',
+          upstreams: [anvil.url],
+          wsUpstreams: [`ws://127.0.0.1:${port}`],
+          // One poll at start, the next in ten minutes; a lost socket is tried again in 50 minutes.
+          headPollMs: 600_000,
+        },
+      ],
+    });
+    assert.equal(config.networks[0].blockTags, 'pushed', 'the default with one upstream and wsUpstreams');
+    gateway = await startGateway(config);
+    const { key } = await gateway.keys.create({ name: 'pinned' });
+    url = `${gateway.networks[0].baseUrl}/v3/${key}`;
+    await ready;
+  });
+  after(async () => {
+    await gateway?.close();
+    server?.close();
+    await anvil?.stop();
+  });
+
+  test('pinned while the subscription is open: the head moves by pushes and receipts, not by the node alone', async () => {
+    // The first poll saw block 3; the socket is open and has pushed nothing.
+    assert.equal(await until(blockNumber, (n) => n === '0x3'), '0x3');
+    await direct(anvil.url, 'anvil_mine', ['0x2']);
+    assert.equal(await blockNumber(), '0x3', 'eth_blockNumber is the head the gateway knows, not asked of the node');
+    const latest = (await rpc(url, 'eth_getBlockByNumber', ['latest', false])).body.result as { number: string };
+    assert.equal(latest.number, '0x3', 'latest is sent as block 3');
+
+    socket!.send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'eth_subscription',
+        params: { subscription: '0xfeed', result: { number: '0x5', hash: null, parentHash: null } },
+      }),
+    );
+    assert.equal(await until(blockNumber, (n) => n === '0x5'), '0x5', 'a pushed head moves it');
+
+    // A transaction the node mines in block 6, its receipt read through the gateway: that block
+    // is the upstream's head at once, so a read at latest after the receipt sees its state.
+    const [from] = (await direct(anvil.url, 'eth_accounts')) as string[];
+    const to = '0x000000000000000000000000000000000000beef';
+    const hash = (await direct(anvil.url, 'eth_sendTransaction', [{ from, to, value: '0x7' }])) as string;
+    const receipt = (await rpc(url, 'eth_getTransactionReceipt', [hash])).body.result as { blockNumber: string };
+    assert.equal(receipt.blockNumber, hex(6));
+    assert.equal(await blockNumber(), hex(6), 'the receipt moved the head');
+    assert.equal((await rpc(url, 'eth_getBalance', [to, 'latest'])).body.result, '0x7');
+  });
+
+  test('not pinned once the subscription is lost: tags go to the node as they are', async () => {
+    const closed = once(socket!, 'close');
+    socket!.terminate();
+    await closed;
+    await direct(anvil.url, 'anvil_mine', ['0x4']);
+    const head = (await direct(anvil.url, 'eth_blockNumber')) as string;
+    assert.equal(await until(blockNumber, (n) => n === head), head, 'eth_blockNumber is the node’s');
+    const latest = (await rpc(url, 'eth_getBlockByNumber', ['latest', false])).body.result as { number: string };
+    assert.equal(latest.number, head);
   });
 });

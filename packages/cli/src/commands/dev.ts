@@ -106,8 +106,17 @@ export async function runDev(args: string[]): Promise<number> {
         adminToken,
         logLevel: logger.level,
         networks: [
-          // anvil serves its WebSocket on the HTTP port: heads are pushed, `latest` never trails a poll.
-          { name: 'local', kind: 'evm', chainId: 'eip155:31337', upstreams: [anvil.url], headPush: true },
+          // anvil serves its WebSocket on the HTTP port: heads are pushed. Tags still go to anvil as
+          // they are: it mines each transaction the moment it arrives, and a read right after a
+          // write must see it, which a push a few milliseconds behind might not.
+          {
+            name: 'local',
+            kind: 'evm',
+            chainId: 'eip155:31337',
+            upstreams: [anvil.url],
+            headPush: true,
+            blockTags: 'upstream',
+          },
           { name: 'solana-local', kind: 'solana', chainId: solana.chainId, upstreams: [solana.url] },
         ],
       }),

@@ -210,13 +210,16 @@ export const networkSchema = (env: NodeJS.ProcessEnv) =>
       ),
       /**
        * `agreed` (default with several upstreams): `latest`/`safe`/`finalized` are sent as the numbers
-       * every upstream in service has reached; `upstream` (default with one): sent as they are.
+       * every upstream in service has reached; `pushed` (default with one upstream and `headPush`):
+       * as `agreed` while every upstream in service has its `newHeads` subscription open, as
+       * `upstream` otherwise; `upstream` (default with one upstream and polls only): sent as they are.
        */
-      blockTags: withDefault(oneOf(['agreed', 'upstream']), (context) => {
-        const { kind, upstreams } = parentOf(context);
-        return (kind ?? 'evm') === 'evm' && Array.isArray(upstreams) && upstreams.length > 1
-          ? 'agreed'
-          : 'upstream';
+      blockTags: withDefault(oneOf(['agreed', 'pushed', 'upstream']), (context) => {
+        const { kind, upstreams, headPush, wsUpstreams } = parentOf(context);
+        if ((kind ?? 'evm') !== 'evm') return 'upstream';
+        if (Array.isArray(upstreams) && upstreams.length > 1) return 'agreed';
+        const pushes = headPush === true || (headPush === undefined && Array.isArray(wsUpstreams));
+        return pushes ? 'pushed' : 'upstream';
       }),
       /** Hedged requests: an idempotent call unanswered after `afterMs` is also sent to the next upstream. */
       hedge: optional(

@@ -72,6 +72,12 @@ export type MethodSpec = Omit<MethodRule, 'cost'> & {
    */
   answersHead?: boolean;
   /**
+   * The answer is a transaction or its receipt: its `blockNumber` is a block the upstream that
+   * answered has reached, so its head moves there before the next poll or push (a client that read
+   * a receipt then reads at `latest` sees that block's state).
+   */
+  answersMinedBlock?: boolean;
+  /**
    * When an answer may be cached, and how final it is: `always` (the same on every block: chain
    * id), `byHash` (names immutable data by hash), `byBlock` (as final as the block its block
    * parameter names; tags that move are not cached), or a function of the parameters. Left out:
@@ -144,8 +150,9 @@ export type ChainHooks = {
   /** Rewrites an upstream's error answer into the shape the spec gives it (e.g. EVM reverts). */
   shapeError?: (error: JsonRpcError) => JsonRpcError;
   /**
-   * The head an upstream reported in an answer (its `eth_blockNumber`), so that traffic keeps the
-   * gateway's knowledge of each upstream's head fresh between polls. Undefined: no head in it.
+   * The head an upstream reported in an answer (its `eth_blockNumber`, or the block of a mined
+   * transaction or receipt it returned), so that traffic keeps the gateway's knowledge of each
+   * upstream's head fresh between polls. Undefined: no head in it.
    */
   headOfAnswer?: (method: string, result: JsonResult) => number | undefined;
 };

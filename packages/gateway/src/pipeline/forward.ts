@@ -26,8 +26,9 @@ export async function forward(
 ): Promise<ForwardResult> {
   const { hooks } = network.methods;
   let upstreamParams = rule.prepare ? rule.prepare(params) : params;
-  const agreed =
-    network.blockTags === 'agreed' && hooks.pinBlockTags ? network.upstreams.agreed() : undefined;
+  const pinTags =
+    network.blockTags === 'agreed' || (network.blockTags === 'pushed' && network.heads.pushLive());
+  const agreed = pinTags && hooks.pinBlockTags ? network.upstreams.agreed() : undefined;
   if (agreed && hooks.pinBlockTags) {
     const pinned = hooks.pinBlockTags(method, upstreamParams, agreed);
     if ('answer' in pinned) return { ok: true, result: JsonResult.ofValue(pinned.answer), cache: 'BYPASS' };

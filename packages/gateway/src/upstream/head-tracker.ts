@@ -67,6 +67,20 @@ export class HeadTracker {
     this.timer.unref();
   }
 
+  /**
+   * Whether every upstream in service (not cordoned, breaker not open) has its `newHeads`
+   * subscription open: then the heads the gateway knows trail the nodes only by the push itself.
+   */
+  pushLive(): boolean {
+    let inService = 0;
+    for (const member of this.pool.members) {
+      if (member.cordoned || member.breaker.state === 'open') continue;
+      inService += 1;
+      if (!this.pushers.get(member)?.live) return false;
+    }
+    return inService > 0;
+  }
+
   onHead(listener: HeadListener) {
     this.listeners.push(listener);
   }

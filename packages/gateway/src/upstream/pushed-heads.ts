@@ -27,6 +27,8 @@ export class PushedHeads {
   private stopped = false;
   /** Connections in a row that ended without a head. */
   private failures = 0;
+  /** The node accepted the subscription on the socket open now. */
+  private subscribed = false;
 
   constructor(private readonly options: PushedHeadsOptions) {}
 
@@ -49,6 +51,7 @@ export class PushedHeads {
         clearTimeout(answerTimer);
         // No newHeads there: polls only, asked again later.
         if (typeof message.result !== 'string') socket.terminate();
+        else this.subscribed = true;
         return;
       }
       const head = headOf(message);
@@ -60,7 +63,10 @@ export class PushedHeads {
     socket.on('error', () => socket.terminate());
     socket.on('close', () => {
       clearTimeout(answerTimer);
-      if (this.socket === socket) this.socket = undefined;
+      if (this.socket === socket) {
+        this.socket = undefined;
+        this.subscribed = false;
+      }
       if (this.stopped) return;
       const wait = this.options.retryMs * 2 ** Math.min(this.failures, 6);
       this.failures += 1;
@@ -69,8 +75,14 @@ export class PushedHeads {
     });
   }
 
+  /** Whether heads arrive as the node has them: the socket is open and the node took the subscription. */
+  get live(): boolean {
+    return this.subscribed && this.socket?.readyState === WebSocket.OPEN;
+  }
+
   stop() {
     this.stopped = true;
+    this.subscribed = false;
     clearTimeout(this.retry);
     this.socket?.terminate();
     this.socket = undefined;

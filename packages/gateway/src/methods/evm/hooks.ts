@@ -35,6 +35,13 @@ export const evmHooks: ChainHooks = {
   cacheDecision: evmCacheDecision,
   blockOfResult,
   shapeError: (error) => (isRevertError(error) ? normaliseRevert(error) : error),
-  // The answer is a short hex string: reading it costs nothing worth avoiding.
-  headOfAnswer: (method, result) => (specOf(method)?.answersHead ? blockNumberOf(result.value) : undefined),
+  // eth_blockNumber's answer is a short hex string and a receipt a few hundred bytes: reading them
+  // costs nothing worth avoiding.
+  headOfAnswer(method, result) {
+    const spec = specOf(method);
+    if (spec?.answersHead) return blockNumberOf(result.value);
+    if (!spec?.answersMinedBlock) return undefined;
+    const mined = result.value as { blockNumber?: unknown } | null;
+    return typeof mined === 'object' && mined !== null ? blockNumberOf(mined.blockNumber) : undefined;
+  },
 };

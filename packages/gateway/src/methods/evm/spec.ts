@@ -33,6 +33,7 @@ const byTransactionHash = (cost: number): MethodSpec => ({
     expectHash(params[0], 'transaction hash');
   },
   cache: 'byHash',
+  answersMinedBlock: true,
 });
 
 /** The contract a call object names in `to` (for a key's allowedContracts). */
