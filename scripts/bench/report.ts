@@ -41,13 +41,14 @@ function goalsSection(results: Results): string[] {
     );
   } else lines.push('| cache hits | not run | — |');
   if (results.replay) {
-    const { nginx, portico, porticoHead } = results.replay;
+    const { nginx, portico, porticoPushed, porticoHead } = results.replay;
     // Round i of every target ran back to back: a goal is met when it holds in every round.
     const rounds = (run: ReplayedRounds, holds: (ours: Replayed, theirs: Replayed) => boolean) =>
       run.rounds.filter((ours, i) => holds(ours, nginx.rounds[i])).length;
     const inRounds = (count: number, run: ReplayedRounds) => `in ${count} of ${run.rounds.length} rounds`;
     for (const [config, run] of [
       ['defaults', portico],
+      ['defaults, node’s WebSocket named', porticoPushed],
       ['head tracked', porticoHead],
     ] as const) {
       const reduction = 1 - run.upstreamCalls / nginx.upstreamCalls;
