@@ -86,10 +86,7 @@ describe('blockTags configuration', () => {
       network({ upstreams: ['http://a.example', 'http://b.example'], wsUpstreams: [...ws, ...ws] }).blockTags,
       'agreed',
     );
-    assert.equal(
-      network({ kind: 'solana', chainId: 'solana:abc', headPush: true }).blockTags,
-      'upstream',
-    );
+    assert.equal(network({ kind: 'solana', chainId: 'solana:abc', headPush: true }).blockTags, 'upstream');
     assert.equal(network({ wsUpstreams: ws, blockTags: 'upstream' }).blockTags, 'upstream');
   });
 
@@ -98,7 +95,9 @@ describe('blockTags configuration', () => {
       () => network({ blockTags: 'consensus' }),
       (error: unknown) =>
         error instanceof ConfigError &&
-        /networks\[0\]\.blockTags must be one of agreed, pushed, upstream, got "consensus"/.test(error.message),
+        /networks\[0\]\.blockTags must be one of agreed, pushed, upstream, got "consensus"/.test(
+          error.message,
+        ),
     );
   });
 });

@@ -176,8 +176,14 @@ describe('tags pinned by default only while heads are pushed (one upstream)', ()
     // The first poll saw block 3; the socket is open and has pushed nothing.
     assert.equal(await until(blockNumber, (n) => n === '0x3'), '0x3');
     await direct(anvil.url, 'anvil_mine', ['0x2']);
-    assert.equal(await blockNumber(), '0x3', 'eth_blockNumber is the head the gateway knows, not asked of the node');
-    const latest = (await rpc(url, 'eth_getBlockByNumber', ['latest', false])).body.result as { number: string };
+    assert.equal(
+      await blockNumber(),
+      '0x3',
+      'eth_blockNumber is the head the gateway knows, not asked of the node',
+    );
+    const latest = (await rpc(url, 'eth_getBlockByNumber', ['latest', false])).body.result as {
+      number: string;
+    };
     assert.equal(latest.number, '0x3', 'latest is sent as block 3');
 
     socket!.send(
@@ -194,7 +200,9 @@ describe('tags pinned by default only while heads are pushed (one upstream)', ()
     const [from] = (await direct(anvil.url, 'eth_accounts')) as string[];
     const to = '0x000000000000000000000000000000000000beef';
     const hash = (await direct(anvil.url, 'eth_sendTransaction', [{ from, to, value: '0x7' }])) as string;
-    const receipt = (await rpc(url, 'eth_getTransactionReceipt', [hash])).body.result as { blockNumber: string };
+    const receipt = (await rpc(url, 'eth_getTransactionReceipt', [hash])).body.result as {
+      blockNumber: string;
+    };
     assert.equal(receipt.blockNumber, hex(6));
     assert.equal(await blockNumber(), hex(6), 'the receipt moved the head');
     assert.equal((await rpc(url, 'eth_getBalance', [to, 'latest'])).body.result, '0x7');
@@ -207,7 +215,9 @@ describe('tags pinned by default only while heads are pushed (one upstream)', ()
     await direct(anvil.url, 'anvil_mine', ['0x4']);
     const head = (await direct(anvil.url, 'eth_blockNumber')) as string;
     assert.equal(await until(blockNumber, (n) => n === head), head, 'eth_blockNumber is the node’s');
-    const latest = (await rpc(url, 'eth_getBlockByNumber', ['latest', false])).body.result as { number: string };
+    const latest = (await rpc(url, 'eth_getBlockByNumber', ['latest', false])).body.result as {
+      number: string;
+    };
     assert.equal(latest.number, head);
   });
 });

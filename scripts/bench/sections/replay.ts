@@ -156,7 +156,15 @@ export async function replaySection(dir: string, haveNginx: boolean, results: Re
   const [nginx, bare, portico, porticoPushed, porticoHead] = TARGETS.map((target) =>
     medianOf(runs.get(target)!),
   );
-  results.replay = { options: REPLAY, rounds: REPLAY_ROUNDS, nginx, bare, portico, porticoPushed, porticoHead };
+  results.replay = {
+    options: REPLAY,
+    rounds: REPLAY_ROUNDS,
+    nginx,
+    bare,
+    portico,
+    porticoPushed,
+    porticoHead,
+  };
   const methods = [
     ...new Set([
       ...Object.keys(nginx.byMethod),
