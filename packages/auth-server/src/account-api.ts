@@ -1,4 +1,4 @@
-// The account page's API (docs/account-page.md): the user's sessions, passkeys and key export, on the
+// The account page's API (docs/account-page.md): the user's sessions, passkeys, MFA devices and key export, on the
 // service's own origin. The app's library asks for a one-time ticket with a signed session call
 // (and the MFA proof, for an MFA user: as `endSession`); the page trades the ticket once for its
 // own short-lived page token, which every page call carries. Both are random 32 bytes, stored
@@ -6,6 +6,7 @@
 // the page's rights end with it.
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, randomBytes, utf8ToBytes } from '@noble/hashes/utils.js';
+import { type DeviceDeps, mfaDevicesOf, revokeFromPage } from './account-devices.ts';
 import { type ExportDeps, exportKey, exportOffer } from './account-export.ts';
 import type { AuditLog } from './audit.ts';
 import { field, fields, nonEmptyString, optional, parseBody, signedCall, string } from './body.ts';
@@ -33,10 +34,11 @@ export const ACCOUNT_PATHS = [
   '/api/account/state',
   '/api/account/sessions/end',
   '/api/account/passkeys/remove',
+  '/api/account/devices/revoke',
   '/api/account/export',
 ];
 
-export interface AccountApiDeps extends ExportDeps {
+export interface AccountApiDeps extends ExportDeps, DeviceDeps {
   store: AuthStore;
   envelope: Envelope;
   audit: AuditLog;
@@ -44,14 +46,18 @@ export interface AccountApiDeps extends ExportDeps {
   verifierConfigs: ReadonlyMap<string, VerifierConfig>;
   /** The public key of the user's rebuilt key when MFA is on for the user (it signs second-factor proofs). */
   mfaPublicKey: (userId: string) => Promise<string | undefined>;
-  /** The user's MFA record when MFA is on (the page lists its factor passkey). */
+  /** The user's MFA record when MFA is on (the page lists its factor passkey and devices). */
   mfaRecord: (userId: string) => Promise<MfaRecord | undefined>;
 }
 
-/** What a ticket or page token stands for: one sign-in of one user. */
+/**
+ * What a ticket or page token stands for: one sign-in of one user, and whether the second factor
+ * was shown for the ticket (the user had MFA then); false in tokens made before it was recorded.
+ */
 interface Holder {
   chainId: string;
   userId: string;
+  secondFactor?: boolean;
 }
 
 const secret = field<string>('64 hex characters', (v) => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v));
@@ -62,6 +68,7 @@ const BODIES = {
   state: fields({ token: secret }),
   endSession: fields({ token: secret, id: nonEmptyString }),
   removePasskey: fields({ token: secret, id: string }),
+  revokeDevice: fields({ token: secret, deviceId: nonEmptyString }),
 };
 
 const nameOf = (kind: 'account-ticket' | 'account-page', value: string) =>
@@ -96,8 +103,12 @@ async function mint(
   return value;
 }
 
-/** The page token's sign-in, still live; else 401 `ACCOUNT_PAGE_EXPIRED`. */
-async function pageCaller(deps: AccountApiDeps, token: string, now: number): Promise<LiveChain> {
+/** The page token's sign-in, still live, and what the token stands for; else 401 `ACCOUNT_PAGE_EXPIRED`. */
+async function pageHolder(
+  deps: AccountApiDeps,
+  token: string,
+  now: number,
+): Promise<{ chain: LiveChain; holder: Holder }> {
   const name = nameOf('account-page', token);
   const sealed = await deps.store.getSession(name, now);
   const expired = () =>
@@ -107,13 +118,17 @@ async function pageCaller(deps: AccountApiDeps, token: string, now: number): Pro
       'This page has expired or its session has ended: open it again',
     );
   if (!sealed) throw expired();
-  const chain = await liveChain(deps, openJson<Holder>(deps.envelope, name, sealed), now);
+  const holder = openJson<Holder>(deps.envelope, name, sealed);
+  const chain = await liveChain(deps, holder, now);
   if (!chain) {
     await deps.store.deleteSession(name);
     throw expired();
   }
-  return chain;
+  return { chain, holder };
 }
+
+const pageCaller = async (deps: AccountApiDeps, token: string, now: number): Promise<LiveChain> =>
+  (await pageHolder(deps, token, now)).chain;
 
 /** What the page shows: the user's sessions (every app's) and passkeys, and whether the last may go. */
 async function accountState(deps: AccountApiDeps, caller: LiveChain, now: number) {
@@ -130,11 +145,17 @@ async function accountState(deps: AccountApiDeps, caller: LiveChain, now: number
       lastUsedAt: p.lastUsed,
       transports: p.transports,
     })),
-    mfaPasskeys: mfaPasskeysOf(await deps.mfaRecord(caller.userId)),
+    ...mfaParts(await deps.mfaRecord(caller.userId)),
     passkeyOnly: passkeyOnly(deps, account),
     export: await exportOffer(deps, caller, now),
   };
 }
+
+/** The MFA record's parts the page lists. */
+const mfaParts = (record: MfaRecord | undefined) => ({
+  mfaPasskeys: mfaPasskeysOf(record),
+  mfaDevices: mfaDevicesOf(record),
+});
 
 /**
  * The passkeys set up as the second factor (`passkeysFactor`): at most one, made on the setup
@@ -170,13 +191,15 @@ export async function accountApi(
       const { key, payload, signature, proof } = parseBody(BODIES.ticket, raw);
       const payloadJson = JSON.stringify(payload ?? {});
       const chain = await chains.caller(key, () => `${path}:${payloadJson}`, signature, now);
-      // The page can sign the user out everywhere and remove passkeys: a right of the whole
-      // sign-in, so an MFA user's session must show the second factor (as `endSession`).
+      // Read before the check: MFA turned on in between must not count as a factor shown.
+      const secondFactor = (await deps.mfaPublicKey(chain.userId)) !== undefined;
+      // The page can sign the user out everywhere, remove passkeys and revoke devices: a right of
+      // the whole sign-in, so an MFA user's session must show the second factor (as `endSession`).
       await requireSecondFactor(deps, chain, { path, key, payloadJson, proof }, now);
       const ticket = await mint(
         deps,
         'account-ticket',
-        { chainId: chain.id, userId: chain.userId },
+        { chainId: chain.id, userId: chain.userId, secondFactor },
         now,
         ACCOUNT_TICKET_SECONDS,
       );
@@ -256,6 +279,12 @@ export async function accountApi(
         credential: id,
         by: 'user',
       });
+      return [200, { ok: true, ...(await accountState(deps, caller, now)) }];
+    }
+    case '/api/account/devices/revoke': {
+      const { token, deviceId } = parseBody(BODIES.revokeDevice, raw);
+      const { chain: caller, holder } = await pageHolder(deps, token, now);
+      await revokeFromPage(deps, caller, holder.secondFactor === true, deviceId);
       return [200, { ok: true, ...(await accountState(deps, caller, now)) }];
     }
     case '/api/account/export': {

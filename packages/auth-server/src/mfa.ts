@@ -30,6 +30,10 @@ export interface MfaDevice {
   /** Wraps the device's share at rest in the client's storage; deleted on revocation. */
   wrapKey?: string;
   revoked?: true;
+  /** When the share was made (ms); absent in records older than it. */
+  addedAt?: number;
+  /** When it was revoked (ms); absent in records older than it. */
+  revokedAt?: number;
 }
 
 /** Per user, enveloped under `mfa:<userId>`. Holds exactly one share of the key (two with social backup). */
@@ -96,6 +100,8 @@ export class MfaStore {
   constructor(
     private readonly store: AuthStore,
     private readonly envelope: Envelope,
+    /** The service's clock (ms): when MFA was enabled, a device added or revoked. */
+    private readonly now: () => number = Date.now,
   ) {}
 
   async load(userId: string): Promise<MfaRecord | undefined> {
@@ -190,7 +196,7 @@ export class MfaStore {
     const appKey = getAppScopedKey(coreKitKey, input.clientId);
     const record: MfaRecord = {
       v: 1,
-      enabledAt: Date.now(),
+      enabledAt: this.now(),
       keyVerifier,
       factors: input.factors,
       serviceShare: shareOf('service'),
@@ -229,12 +235,13 @@ export class MfaStore {
   async addDevice(userId: string): Promise<{ deviceId: string; index: number; wrapKey: string }> {
     const deviceId = bytesToHex(randomBytes(16));
     const wrapKey = bytesToHex(randomBytes(32));
+    const addedAt = this.now();
     const index = await this.update(userId, (record) => {
       if (!record.factors.includes('deviceShareFactor')) throw new Error('The device factor is not set up');
       const used = new Set(record.usedIndices);
       let index = 0;
       while (index === 0 || used.has(index)) index = randomBytes(1)[0];
-      record.devices[deviceId] = { index, wrapKey };
+      record.devices[deviceId] = { index, wrapKey, addedAt };
       record.usedIndices.push(index);
       return { result: index, write: true };
     });
@@ -244,10 +251,12 @@ export class MfaStore {
 
   /** Revokes a device: its wrapping key is deleted, so the share in its storage can never be opened again. */
   async revokeDevice(userId: string, deviceId: string): Promise<boolean> {
+    const revokedAt = this.now();
     const revoked = await this.update(userId, (record) => {
       const device = ownValue(record.devices, deviceId);
       if (!device || device.revoked) return { result: false, write: false };
-      record.devices[deviceId] = { index: device.index, revoked: true };
+      const { index, addedAt } = device;
+      record.devices[deviceId] = { index, revoked: true, addedAt, revokedAt };
       return { result: true, write: true };
     });
     return revoked ?? false;

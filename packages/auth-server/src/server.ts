@@ -58,6 +58,14 @@ const PAGE_FILES = new Map<string, { file: string; type: string }>([
   ['/account', { file: 'account.html', type: 'text/html; charset=utf-8' }],
   ['/static/account.js', { file: 'account.js', type: 'text/javascript; charset=utf-8' }],
   ['/static/account-strings.js', { file: 'account-strings.js', type: 'text/javascript; charset=utf-8' }],
+  [
+    '/static/account-strings-latin.js',
+    { file: 'account-strings-latin.js', type: 'text/javascript; charset=utf-8' },
+  ],
+  [
+    '/static/account-strings-cjk.js',
+    { file: 'account-strings-cjk.js', type: 'text/javascript; charset=utf-8' },
+  ],
 ]);
 /** The development token endpoint (only with `devJwt`). */
 const DEV_TOKEN_PATH = '/dev/token';
@@ -207,7 +215,7 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
     exportPolicy,
   });
 
-  const mfaStore = new MfaStore(store, envelope);
+  const mfaStore = new MfaStore(store, envelope, now);
   const mfaPublicKey = async (userId: string) => (await mfaStore.load(userId))?.publicKey;
 
   async function api(
@@ -219,7 +227,18 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
       return sessionApi({ store, envelope, audit, chains, mfaPublicKey }, path, body, now());
     if (ACCOUNT_PATHS.includes(path)) {
       const mfaRecord = (userId: string) => mfaStore.load(userId);
-      const deps = { store, envelope, audit, chains, verifierConfigs, mfaPublicKey, mfaRecord, exportPolicy };
+      const revokeDevice = (userId: string, deviceId: string) => mfaStore.revokeDevice(userId, deviceId);
+      const deps = {
+        store,
+        envelope,
+        audit,
+        chains,
+        verifierConfigs,
+        exportPolicy,
+        mfaPublicKey,
+        mfaRecord,
+        revokeDevice,
+      };
       return accountApi(deps, path, body, now());
     }
     return login.api(path, body, { address });

@@ -3,7 +3,9 @@
 // of two sign-ins and ends the other one; sees a passkey linked with Chrome's virtual WebAuthn
 // authenticator (DevTools protocol) and removes it; the last passkey of a passkey-only account is
 // refused; the passkey of a user's two-step verification (the MFA factor) is listed apart, with
-// when it was last used, and offers no removal. The service's public URL is `http://localhost:<port>` (WebAuthn's secure context).
+// when it was last used, and offers no removal; the devices holding a share of the key are listed and
+// a lost one is revoked, after which its share opens nothing. The service's public URL is
+// `http://localhost:<port>` (WebAuthn's secure context).
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,16 +17,19 @@ import { type BrowserApp, startBrowserApp } from './browser-app.ts';
 
 const CLIENT_ID = 'BHr_dKcxC0ecKn_2dZQmQeNdjPgWykMkcodEHkVvPMo71qzOV6SgtoN8KCvFdLN7bf34JOm89vWQMLFmSfIo84A';
 const ADMIN = 'admin-token-for-the-account-page-test';
+const PASSWORD = 'correct horse battery';
 
-// ?device=<name>: the sessions' device name. ?mfa: the app enables the device and passkey factors.
+// ?device=<name>: the sessions' device name. ?mfa=passkey|password: the app enables the device
+// factor and that one.
 const APP_JS = `
 window.ready = (async () => {
   const cfg = JSON.parse(document.getElementById('cfg').textContent);
-  const mfaSettings = new URLSearchParams(location.search).has('mfa')
+  const mfa = new URLSearchParams(location.search).get('mfa');
+  const second = (on) => (on ? { enable: true, priority: 2, mandatory: true } : { enable: false });
+  const mfaSettings = mfa
     ? { deviceShareFactor: { enable: true, priority: 1, mandatory: true },
-        passkeysFactor: { enable: true, priority: 2, mandatory: true },
-        backUpShareFactor: { enable: false }, passwordFactor: { enable: false },
-        socialBackupFactor: { enable: false } }
+        passkeysFactor: second(mfa === 'passkey'), passwordFactor: second(mfa === 'password'),
+        backUpShareFactor: { enable: false }, socialBackupFactor: { enable: false } }
     : undefined;
   window.auth = await PorticoAuth.Auth.create(
     { clientId: cfg.clientId, network: 'sapphire_devnet', sdkUrl: cfg.sdkUrl,
@@ -36,7 +41,7 @@ window.ready = (async () => {
 
 interface AuditEntry {
   event: string;
-  detail: { outcome?: string; credential?: string; reason?: string };
+  detail: { outcome?: string; credential?: string; reason?: string; deviceId?: string; by?: string };
 }
 
 async function freePort(): Promise<number> {
@@ -93,10 +98,10 @@ describe('the account page in Chromium', { timeout: 180_000 }, () => {
     dir.cleanup();
   });
 
-  /** A new device (browser context) on the app page (`mfa`: an app that enables the passkey factor). */
-  async function device(name: string, mfa = false): Promise<Page> {
+  /** A new device (browser context) on the app page (`mfa`: an app that enables that factor and the device's). */
+  async function device(name: string, mfa?: 'passkey' | 'password'): Promise<Page> {
     const page = await (await browser.newContext()).newPage();
-    await page.goto(`${appUrl}/?device=${name}${mfa ? '&mfa' : ''}`);
+    await page.goto(`${appUrl}/?device=${name}${mfa ? `&mfa=${mfa}` : ''}`);
     await page.evaluate(() => (window as unknown as { ready: Promise<void> }).ready);
     return page;
   }
@@ -249,7 +254,7 @@ describe('the account page in Chromium', { timeout: 180_000 }, () => {
     const email = 'account-mfa-passkey@example.com';
     const login = "window.auth.login({ loginProvider: 'google', mfaLevel: 'mandatory' })";
     // The first device sets up MFA: the setup screen makes the passkey.
-    const first = await device('first', true);
+    const first = await device('first', 'passkey');
     let credential: Record<string, unknown> | undefined;
     await withPopup(first, login, async (popup) => {
       await popup.waitForSelector('#dev-form:not([hidden]) #email');
@@ -276,7 +281,7 @@ describe('the account page in Chromium', { timeout: 180_000 }, () => {
     assert.equal(await before.isVisible('#no-passkeys'), true);
 
     // A second device answers the recovery step with the passkey: the page shows it used.
-    const second = await device('second', true);
+    const second = await device('second', 'passkey');
     await withPopup(second, login, async (popup) => {
       await popup.waitForSelector('#dev-form:not([hidden]) #email');
       await popup.fill('#email', email);
@@ -297,5 +302,85 @@ describe('the account page in Chromium', { timeout: 180_000 }, () => {
     assert.doesNotMatch(used, /not used yet/);
     await first.context().close();
     await second.context().close();
+  });
+
+  it('lists the devices of two-step verification and revokes a lost one: its share opens nothing more', async () => {
+    const email = 'account-mfa-devices@example.com';
+    const login = "window.auth.login({ loginProvider: 'google', mfaLevel: 'mandatory' })";
+    const deviceId = (page: Page) => page.evaluate('window.auth.mfaDeviceId()') as Promise<string>;
+    /** The login popup, signed in as the user: resolves once it shows `screen`. */
+    const signIn = async (popup: Page, screen: string) => {
+      await popup.waitForSelector('#dev-form:not([hidden]) #email');
+      await popup.fill('#email', email);
+      await popup.click('#dev-submit');
+      await popup.waitForSelector(`${screen}:not([hidden])`);
+    };
+    /** Answers the recovery step with the password. */
+    const recover = async (popup: Page) => {
+      await signIn(popup, '#mfa-recover');
+      await popup.click('#mfa-recover-choice button[data-factor="passwordFactor"]');
+      await popup.fill('#mfa-recover-password', PASSWORD);
+      await popup.click('#mfa-recover-submit');
+    };
+    // The lost device set MFA up (its share made then); the kept one recovered with the password.
+    const lost = await device('lost', 'password');
+    await withPopup(lost, login, async (popup) => {
+      await signIn(popup, '#mfa-setup');
+      await popup.fill('#mfa-password', PASSWORD);
+      await popup.click('#mfa-enable');
+    });
+    const kept = await device('kept', 'password');
+    await withPopup(kept, login, recover);
+    const lostId = await deviceId(lost);
+    const keptId = await deviceId(kept);
+    assert.ok(lostId && keptId && lostId !== keptId);
+
+    const popup = await openAccount(kept);
+    const rows = () =>
+      popup.$$eval('#mfa-devices li', (lis) =>
+        lis.map((li) => ({
+          id: li.getAttribute('data-id'),
+          text: li.textContent ?? '',
+          revoked: li.classList.contains('revoked'),
+          button: li.querySelector('button.revoke') !== null,
+        })),
+      );
+    assert.equal(await popup.isVisible('#mfa-devices-part'), true);
+    assert.match((await popup.textContent('#mfa-devices-note')) ?? '', /share of your key/);
+    const listed = await rows();
+    assert.deepEqual(
+      listed.map((r) => [r.id, r.revoked, r.button]),
+      [
+        [lostId, false, true],
+        [keptId, false, true],
+      ],
+    );
+    assert.match(listed[0]?.text ?? '', new RegExp(`Device ${lostId.slice(0, 8)}…Added `));
+
+    await popup.click(`#mfa-devices li[data-id="${lostId}"] button.revoke`);
+    await popup.waitForSelector(`#mfa-devices li.revoked[data-id="${lostId}"]`);
+    const after = await rows();
+    assert.deepEqual(
+      after.map((r) => [r.id, r.revoked, r.button]),
+      [
+        [keptId, false, true],
+        [lostId, true, false],
+      ],
+    );
+    assert.match(after[1]?.text ?? '', /, revoked /);
+    assert.equal(await popup.isHidden('#account-error'), true);
+    assert.deepEqual(
+      (await audit('mfa.device.revoked')).map((e) => [e.detail.outcome, e.detail.deviceId, e.detail.by]),
+      [['success', lostId, 'user']],
+    );
+
+    // The lost device's share opens nothing more: signing in there again takes the recovery step,
+    // and gives the device a new share.
+    await lost.evaluate('window.auth.logout()');
+    await withPopup(lost, login, recover);
+    const renewed = await deviceId(lost);
+    assert.ok(renewed && renewed !== lostId);
+    await lost.context().close();
+    await kept.context().close();
   });
 });

@@ -13,6 +13,12 @@ import { MfaStore, type SetupInput } from '../src/mfa.ts';
 import { type AuthStore, PostgresStore, SqliteStore } from '../src/store.ts';
 
 const envelope = new Envelope(new Uint8Array(32).fill(5));
+/** The stores' clock: each reading a minute on, so every recorded time is its own. */
+let clock = 1_700_000_000_000;
+const tick = () => {
+  clock += 60_000;
+  return clock;
+};
 const SETUP: SetupInput = {
   factors: ['deviceShareFactor', 'backUpShareFactor'],
   dappShare: false,
@@ -23,7 +29,9 @@ function recordWriteTests(open: () => { store: AuthStore; mfa: () => MfaStore })
   it('devices added and revoked at the same moment, through separate store handles: every change kept', async () => {
     const { mfa } = open();
     const userId = 'user-devices';
-    await mfa().enable(userId, randomPrivKey(), 'jwt', SETUP, FACTORS);
+    const { newDevice } = await mfa().enable(userId, randomPrivKey(), 'jwt', SETUP, FACTORS);
+    const enabled = await mfa().load(userId);
+    const firstAt = clock + 60_000;
     const first = await mfa().addDevice(userId);
     const second = await mfa().addDevice(userId);
 
@@ -39,14 +47,23 @@ function recordWriteTests(open: () => { store: AuthStore; mfa: () => MfaStore })
 
     const record = await mfa().load(userId);
     assert.ok(record);
-    assert.deepEqual(record.devices[first.deviceId], { index: first.index, revoked: true });
-    assert.deepEqual(record.devices[second.deviceId], { index: second.index, revoked: true });
+    // The setup's device was made when MFA was enabled; each later one when it was added.
+    assert.ok(newDevice && enabled);
+    assert.equal(record.devices[newDevice.deviceId]?.addedAt, enabled.enabledAt);
+    // Revoked: the wrapping key gone, when it was added kept, when it was revoked recorded.
+    const { revokedAt: firstRevokedAt, ...firstKept } = record.devices[first.deviceId] ?? {};
+    const { revokedAt: secondRevokedAt, ...secondKept } = record.devices[second.deviceId] ?? {};
+    assert.deepEqual(firstKept, { index: first.index, revoked: true, addedAt: firstAt });
+    assert.deepEqual(secondKept, { index: second.index, revoked: true, addedAt: firstAt + 60_000 });
+    assert.ok(firstRevokedAt && secondRevokedAt && firstRevokedAt > firstAt + 60_000);
     for (const device of [...added, ...moreAdded]) {
+      const { addedAt, ...kept } = record.devices[device.deviceId] ?? {};
       assert.deepEqual(
-        record.devices[device.deviceId],
+        kept,
         { index: device.index, wrapKey: device.wrapKey },
         'a device added beside the others is in the record with the index it was given',
       );
+      assert.ok(addedAt && addedAt > firstAt + 60_000);
     }
     const indices = Object.values(record.devices).map((d) => d.index);
     assert.equal(new Set(indices).size, indices.length, 'no two devices share an index');
@@ -106,7 +123,7 @@ describe('MFA record writes on SQLite', () => {
     await store?.close();
     dir.cleanup();
   });
-  recordWriteTests(() => ({ store, mfa: () => new MfaStore(store, envelope) }));
+  recordWriteTests(() => ({ store, mfa: () => new MfaStore(store, envelope, tick) }));
 });
 
 const pgUrl = serviceUrl('DATABASE_URL');
@@ -123,5 +140,5 @@ describe('MFA record writes on PostgreSQL, two store handles', { skip: pgUrl.ski
     await database?.drop();
   });
   let turn = 0;
-  recordWriteTests(() => ({ store: stores[0], mfa: () => new MfaStore(stores[turn++ % 2], envelope) }));
+  recordWriteTests(() => ({ store: stores[0], mfa: () => new MfaStore(stores[turn++ % 2], envelope, tick) }));
 });

@@ -9,7 +9,7 @@ export const deviceFactor: FactorModule = {
   seal(share, _input, record, out) {
     const deviceId = bytesToHex(randomBytes(16));
     const wrapKey = bytesToHex(randomBytes(32));
-    record.devices[deviceId] = { index: share.index, wrapKey };
+    record.devices[deviceId] = { index: share.index, wrapKey, addedAt: record.enabledAt };
     out.newDevice = { deviceId, sealed: sealShareWithKey(share, wrapKey), wrapKey };
   },
 };

@@ -69,7 +69,7 @@ export function loginContext(deps: LoginDeps): LoginContext {
       allowedRedirectOrigins: deps.allowedRedirectOrigins,
       sdkUrl: deps.sdkUrl,
     },
-    mfaStore: new MfaStore(deps.store, deps.envelope),
+    mfaStore: new MfaStore(deps.store, deps.envelope, deps.now),
   };
 }
 

@@ -1,4 +1,4 @@
-// The account page (docs/account-page.md): the user's signed-in devices, passkeys and MFA passkey. The app's
+// The account page (docs/account-page.md): the user's signed-in devices, passkeys, MFA passkey and MFA devices. The app's
 // library opens it with a one-time ticket in the fragment (never sent to a server, never in a
 // Referer); the page trades it once for its own page token, kept in this tab's sessionStorage on
 // the service's origin, so a reload keeps the page and the app's origin never sees the token.
@@ -11,7 +11,8 @@ const EXPIRED = new Set(['ACCOUNT_PAGE_EXPIRED', 'ACCOUNT_TICKET_INVALID']);
 /** @typedef {{ id: string, clientId: string, createdAt: number, lastUsedAt: number, device?: string, current: boolean }} Session */
 /** @typedef {{ id: string, createdAt: number, lastUsedAt: number, transports: string[] }} Passkey */
 /** @typedef {{ id: string, createdAt: number, lastUsedAt?: number, transports: string[] }} MfaPasskey */
-/** @typedef {{ sessions: Session[], passkeys: Passkey[], mfaPasskeys: MfaPasskey[], passkeyOnly: boolean, export: 'offered' | 'stale' | 'mfa' | 'off' }} State */
+/** @typedef {{ id: string, addedAt?: number, revoked: boolean, revokedAt?: number }} MfaDevice */
+/** @typedef {{ sessions: Session[], passkeys: Passkey[], mfaPasskeys: MfaPasskey[], mfaDevices: MfaDevice[], passkeyOnly: boolean, export: 'offered' | 'stale' | 'mfa' | 'off' }} State */
 
 const EXPORT_NOTES = { offered: 'exportOffered', stale: 'exportStale', mfa: 'exportMfa', off: 'exportOff' };
 
@@ -92,9 +93,36 @@ function render(state) {
     mfaPasskeys.append(entry(p.id, `${ta('passkeys')} ${p.id.slice(0, 8)}…`, detail));
   }
   $('mfa-passkeys-part').hidden = mfaPasskeys.childElementCount === 0;
+  renderDevices(state.mfaDevices ?? []);
   $('export-note').textContent = ta(EXPORT_NOTES[state.export] ?? 'exportOff');
   $('export-show').hidden = state.export !== 'offered' || !$('export-key').hidden;
   showOnly('account');
+}
+
+/**
+ * The MFA device shares: the id `revokeDevice` takes, when added, whether revoked. A live one can
+ * be revoked (its wrapping key is deleted, so the share in that device's storage opens no more).
+ * @param {MfaDevice[]} devices
+ */
+function renderDevices(devices) {
+  const list = $('mfa-devices');
+  list.replaceChildren();
+  for (const d of devices) {
+    let detail = d.addedAt ? ta('deviceAdded', { date: when(d.addedAt) }) : ta('addedUnknown');
+    if (d.revoked)
+      detail += `, ${d.revokedAt ? ta('deviceRevoked', { date: when(d.revokedAt) }) : ta('revoked')}`;
+    const title = ta('mfaDevice', { id: `${d.id.slice(0, 8)}…` });
+    if (d.revoked) {
+      const li = entry(d.id, title, detail);
+      li.classList.add('revoked');
+      list.append(li);
+      continue;
+    }
+    const { li, button } = item(d.id, title, detail, ta('revoke'), 'revoke');
+    button.addEventListener('click', () => act('/api/account/devices/revoke', { deviceId: d.id }));
+    list.append(li);
+  }
+  $('mfa-devices-part').hidden = devices.length === 0;
 }
 
 function failed(err) {
@@ -146,6 +174,8 @@ async function start() {
   $('no-passkeys').textContent = ta('noPasskeys');
   $('mfa-passkeys-title').textContent = ta('mfaPasskeys');
   $('mfa-passkeys-note').textContent = ta('mfaPasskeysNote');
+  $('mfa-devices-title').textContent = ta('mfaDevices');
+  $('mfa-devices-note').textContent = ta('mfaDevicesNote');
   $('powered').textContent = ta('powered');
   $('export-title').textContent = ta('exportTitle');
   $('export-show').textContent = ta('exportShow');
