@@ -8,7 +8,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, randomBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import { type DeviceDeps, mfaDevicesOf, revokeFromPage } from './account-devices.ts';
 import { type ExportDeps, exportKey, exportOffer } from './account-export.ts';
-import type { AuditLog } from './audit.ts';
+import type { AuditDetail, AuditEvent, AuditLog } from './audit.ts';
 import { field, fields, nonEmptyString, optional, parseBody, signedCall, string } from './body.ts';
 import type { Envelope } from './envelope.ts';
 import { HttpError } from './http.ts';
@@ -130,6 +130,35 @@ async function pageHolder(
 const pageCaller = async (deps: AccountApiDeps, token: string, now: number): Promise<LiveChain> =>
   (await pageHolder(deps, token, now)).chain;
 
+/**
+ * The page token's sign-in, for a call that changes the account (ends a session, removes a passkey,
+ * revokes a device). The page's rights rest on the second factor shown when its ticket was asked
+ * for; a ticket asked for before the user had MFA showed none, so once MFA is on that page may only
+ * read: 403 `SECOND_FACTOR_REQUIRED`, audited as `refused` under the call's own event.
+ */
+async function pageActor(
+  deps: AccountApiDeps,
+  token: string,
+  now: number,
+  refusal: { event: AuditEvent; detail: AuditDetail },
+): Promise<LiveChain> {
+  const { chain, holder } = await pageHolder(deps, token, now);
+  if (holder.secondFactor !== true && (await deps.mfaPublicKey(chain.userId)) !== undefined) {
+    await deps.audit.record(refusal.event, chain.userId, {
+      ...refusal.detail,
+      outcome: 'refused',
+      clientId: chain.clientId,
+      reason: 'the page was opened without the second factor',
+    });
+    throw new HttpError(
+      403,
+      'SECOND_FACTOR_REQUIRED',
+      'This page was opened before two-step verification was on: open it again from the app',
+    );
+  }
+  return chain;
+}
+
 /** What the page shows: the user's sessions (every app's) and passkeys, and whether the last may go. */
 async function accountState(deps: AccountApiDeps, caller: LiveChain, now: number) {
   const account = accountOf(deps, caller);
@@ -234,7 +263,7 @@ export async function accountApi(
     }
     case '/api/account/sessions/end': {
       const { token, id } = parseBody(BODIES.endSession, raw);
-      const caller = await pageCaller(deps, token, now);
+      const caller = await pageActor(deps, token, now, { event: 'session.revoked', detail: {} });
       const target = (await chains.listOfUser(caller.userId, now)).find((c) => c.id === id);
       if (!target || !(await chains.end(target, now)))
         throw new HttpError(404, 'LISTED_SESSION_NOT_FOUND', 'No such session, or it has ended already');
@@ -252,7 +281,10 @@ export async function accountApi(
     }
     case '/api/account/passkeys/remove': {
       const { token, id } = parseBody(BODIES.removePasskey, raw);
-      const caller = await pageCaller(deps, token, now);
+      const caller = await pageActor(deps, token, now, {
+        event: 'passkey.removed',
+        detail: { credential: id },
+      });
       const account = accountOf(deps, caller);
       const userHandle = userHandleOf(envelope, account);
       const passkeys = await store.listPasskeys(userHandle);
@@ -283,8 +315,8 @@ export async function accountApi(
     }
     case '/api/account/devices/revoke': {
       const { token, deviceId } = parseBody(BODIES.revokeDevice, raw);
-      const { chain: caller, holder } = await pageHolder(deps, token, now);
-      await revokeFromPage(deps, caller, holder.secondFactor === true, deviceId);
+      const caller = await pageActor(deps, token, now, { event: 'mfa.device.revoked', detail: { deviceId } });
+      await revokeFromPage(deps, caller, deviceId);
       return [200, { ok: true, ...(await accountState(deps, caller, now)) }];
     }
     case '/api/account/export': {

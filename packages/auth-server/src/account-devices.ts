@@ -16,8 +16,6 @@ export interface MfaDeviceInfo {
 
 export interface DeviceDeps {
   audit: AuditLog;
-  /** The public key of the user's rebuilt key when MFA is on for the user. */
-  mfaPublicKey: (userId: string) => Promise<string | undefined>;
   /** The store's compare-and-set revocation: false when there is no such live device. */
   revokeDevice: (userId: string, deviceId: string) => Promise<boolean>;
 }
@@ -33,30 +31,8 @@ export function mfaDevicesOf(record: MfaRecord | undefined): MfaDeviceInfo[] {
   return devices.sort((a, b) => Number(a.revoked) - Number(b.revoked) || (a.addedAt ?? 0) - (b.addedAt ?? 0));
 }
 
-/**
- * Revokes `deviceId` of the page's user. The page's rights rest on the second factor shown when
- * its ticket was asked for (`secondFactor`); a ticket asked for before MFA was on showed none, so
- * its page may not change the account's MFA: it must be opened again.
- */
-export async function revokeFromPage(
-  deps: DeviceDeps,
-  caller: ChainRow,
-  secondFactor: boolean,
-  deviceId: string,
-): Promise<void> {
-  if (!secondFactor && (await deps.mfaPublicKey(caller.userId)) !== undefined) {
-    await deps.audit.record('mfa.device.revoked', caller.userId, {
-      outcome: 'refused',
-      clientId: caller.clientId,
-      deviceId,
-      reason: 'the page was opened without the second factor',
-    });
-    throw new HttpError(
-      403,
-      'SECOND_FACTOR_REQUIRED',
-      'This page was opened before two-step verification was on: open it again from the app',
-    );
-  }
+/** Revokes `deviceId` of the page's user (its right to change the account checked by the caller). */
+export async function revokeFromPage(deps: DeviceDeps, caller: ChainRow, deviceId: string): Promise<void> {
   if (!(await deps.revokeDevice(caller.userId, deviceId)))
     throw new HttpError(404, 'DEVICE_NOT_FOUND', 'No such device, or already revoked');
   await deps.audit.record('mfa.device.revoked', caller.userId, {

@@ -228,6 +228,24 @@ describe('the account page revokes MFA devices (SQLite)', { timeout: 180_000 }, 
       (await audit([device.deviceId])).map((e) => [e.detail.outcome, e.detail.deviceId]),
       [['refused', device.deviceId]],
     );
+    // Nor may it end the new device's sign-in or remove a passkey: every change needs the factor.
+    const state = await post(server.sdkUrl, '/api/account/state', { token });
+    const sessions = state.body.sessions as unknown as { id: string; current: boolean }[];
+    const other = sessions.find((c) => !c.current);
+    assert.ok(other, 'the MFA device signed in too');
+    const ended = await post(server.sdkUrl, '/api/account/sessions/end', { token, id: other.id });
+    assert.deepEqual([ended.status, ended.error.code], [403, 'SECOND_FACTOR_REQUIRED']);
+    const after = await post(server.sdkUrl, '/api/account/state', { token });
+    const still = after.body.sessions as unknown as { id: string }[];
+    assert.ok(
+      still.some((c) => c.id === other.id),
+      "the device's sign-in is still live",
+    );
+    const removed = await post(server.sdkUrl, '/api/account/passkeys/remove', {
+      token,
+      id: 'some-credential',
+    });
+    assert.deepEqual([removed.status, removed.error.code], [403, 'SECOND_FACTOR_REQUIRED']);
   });
 });
 
