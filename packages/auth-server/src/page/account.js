@@ -132,7 +132,7 @@ function renderExport(state) {
   if (!factors.includes(exportFactor)) chooseFactor(factors[0] ?? '');
   const choice = $('export-choice');
   choice.replaceChildren();
-  for (const f of factors) {
+  for (const f of factors.length > 1 ? factors : []) {
     const button = document.createElement('button');
     button.type = 'button';
     button.dataset.factor = f;
