@@ -58,6 +58,9 @@ const PAGE_FILES = new Map<string, { file: string; type: string }>([
   ['/account', { file: 'account.html', type: 'text/html; charset=utf-8' }],
   ['/static/account.js', { file: 'account.js', type: 'text/javascript; charset=utf-8' }],
   ['/static/account-strings.js', { file: 'account-strings.js', type: 'text/javascript; charset=utf-8' }],
+  ['/confirm', { file: 'confirm.html', type: 'text/html; charset=utf-8' }],
+  ['/static/confirm.js', { file: 'confirm.js', type: 'text/javascript; charset=utf-8' }],
+  ['/static/confirm-strings.js', { file: 'confirm-strings.js', type: 'text/javascript; charset=utf-8' }],
 ]);
 /** The development token endpoint (only with `devJwt`). */
 const DEV_TOKEN_PATH = '/dev/token';
@@ -111,6 +114,10 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
       '/api/passkey/link',
       '/api/mfa/passkey',
       '/api/mfa/confirm/passkey',
+      '/api/mfa/confirm/ticket',
+      '/api/mfa/confirm/open',
+      '/api/mfa/confirm/challenge',
+      '/api/mfa/confirm/answer',
       '/api/account/open',
     ]),
     new Set(['/api/session/get']),

@@ -104,13 +104,17 @@ class Harness {
   }
 
   /**
-   * A sign-in of `sub` on a new device, first factor only. Under `user` the page asks no factor
-   * (the app gets no share anyway); under `app` it shows the recovery step, left here without a
-   * factor, whose own passkey challenge (bound to the user) comes back too.
+   * A sign-in of `sub` on a new device, first factor only. Under `user` the page's confirmation
+   * step is skipped here; under `app` it shows the recovery step, left here without a factor,
+   * whose own passkey challenge (bound to the user) comes back too.
    */
   async signIn(sub: string, clientId = USER_APP): Promise<{ sessionId: string; recovery?: Challenge }> {
     const { loginId, body } = await this.pageLogin(sub, clientId);
-    if (body.url) return { sessionId: decodeB64Params<{ sessionId: string }>(body.url)!.sessionId };
+    if (body.mfa?.step === 'confirm') {
+      const later = await post(this.base, '/api/mfa/confirm/later', { loginId });
+      assert.equal(later.status, 200, JSON.stringify(later.body));
+      return { sessionId: decodeB64Params<{ sessionId: string }>(later.body.url!)!.sessionId };
+    }
     assert.equal(body.mfa?.step, 'recover', JSON.stringify(body));
     const challenge = await post(this.base, '/api/mfa/passkey', { loginId, mode: 'login' });
     assert.equal(challenge.status, 200, JSON.stringify(challenge.body));
