@@ -74,6 +74,21 @@ describe('the passkey confirmation page’s ticket', { timeout: 120_000 }, () =>
     assert.equal(again.error.code, 'CONFIRM_PAGE_EXPIRED');
   });
 
+  it('the page is served like the login page: its own scripts only, never framed, not cached', async () => {
+    const res = await fetch(`${h.base}/confirm`);
+    assert.equal(res.status, 200);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    assert.match(csp, /script-src 'self'/);
+    assert.match(csp, /frame-ancestors 'none'/);
+    assert.equal(res.headers.get('referrer-policy'), 'no-referrer');
+    assert.equal(res.headers.get('cache-control'), 'no-store');
+    assert.match(await res.text(), /<script type="module" src="\/static\/confirm.js"><\/script>/);
+    for (const file of ['confirm.js', 'confirm-strings.js']) {
+      const script = await fetch(`${h.base}/static/${file}`);
+      assert.equal(script.status, 200, file);
+    }
+  });
+
   it('a ticket opens once', async () => {
     const { sessionId } = await h.signIn('tess');
     const ticket = await ticketOf(h, sessionId);
