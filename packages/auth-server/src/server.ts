@@ -66,6 +66,9 @@ const PAGE_FILES = new Map<string, { file: string; type: string }>([
     '/static/account-strings-cjk.js',
     { file: 'account-strings-cjk.js', type: 'text/javascript; charset=utf-8' },
   ],
+  ['/confirm', { file: 'confirm.html', type: 'text/html; charset=utf-8' }],
+  ['/static/confirm.js', { file: 'confirm.js', type: 'text/javascript; charset=utf-8' }],
+  ['/static/confirm-strings.js', { file: 'confirm-strings.js', type: 'text/javascript; charset=utf-8' }],
 ]);
 /** The development token endpoint (only with `devJwt`). */
 const DEV_TOKEN_PATH = '/dev/token';
@@ -119,6 +122,10 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
       '/api/passkey/link',
       '/api/mfa/passkey',
       '/api/mfa/confirm/passkey',
+      '/api/mfa/confirm/ticket',
+      '/api/mfa/confirm/open',
+      '/api/mfa/confirm/challenge',
+      '/api/mfa/confirm/answer',
       '/api/account/open',
     ]),
     new Set(['/api/session/get']),

@@ -83,7 +83,7 @@ export class SessionChains {
 
   /**
    * Starts the chain of a session just stored under `key`; `claims` are the idToken's (without
-   * nonce and times), signed again with each renewal's window.
+   * nonce and times), signed again with each renewal's window. Answers the chain's id.
    */
   async start(
     key: string,
@@ -93,7 +93,7 @@ export class SessionChains {
     now: number,
     claims: Record<string, unknown>,
     device?: unknown,
-  ): Promise<void> {
+  ): Promise<string> {
     const id = bytesToHex(randomBytes(16));
     await this.deps.store.createChain({
       id,
@@ -107,6 +107,7 @@ export class SessionChains {
       lastUsed: now,
       endsAt: this.endsAt(now),
     });
+    return id;
   }
 
   /**

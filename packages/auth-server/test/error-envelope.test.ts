@@ -100,7 +100,12 @@ describe('error answers: one envelope, bodies checked by their schema', () => {
         'password',
         /^password must be a string$/,
       ],
-      ['/api/mfa/passkey', { loginId, mode: 'both' }, 'mode', /^mode must be one of "register", "login"$/],
+      [
+        '/api/mfa/passkey',
+        { loginId, mode: 'both' },
+        'mode',
+        /^mode must be one of "register", "login", "confirm"$/,
+      ],
       [
         '/api/login/passkey/options',
         { loginId, mode: 7 },

@@ -8,140 +8,9 @@
 // challenge never releases a share on `/api/mfa/factor`.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { decodeB64Params, type MfaSettings } from '@portico/auth';
-import { signStoreMessage, storeKeyOf } from '@portico/auth/protocol';
-import { type AuthServer, startAuthServer } from '@portico/auth-server';
-import { tempDir } from '@portico/testkit';
-import { CLIENT_ID, type JwksIssuer, park, post, startJwksIssuer } from './helpers.ts';
-import { type Bend, SoftAuthenticator } from './soft-authenticator.ts';
-
-const ADMIN = 'admin-token-for-the-passkey-confirm-test';
-const USER_APP = 'user-mode-app';
-const SETTINGS: MfaSettings = {
-  deviceShareFactor: { enable: true, priority: 1, mandatory: true },
-  passkeysFactor: { enable: true, priority: 2 },
-  backUpShareFactor: { enable: false },
-  passwordFactor: { enable: true, priority: 3 },
-  socialBackupFactor: { enable: false },
-};
-const PASSWORD = 'correct horse battery';
-
-type Json = Record<string, unknown>;
-interface Challenge {
-  challengeId: string;
-  options: { challenge: string; allowCredentials: Array<{ id: string }> };
-}
-
-/** A call signed by `sessionId` over the path and payload, as the library signs MFA calls. */
-function signed(base: string, path: string, sessionId: string, payload: Json = {}) {
-  return post(base, path, {
-    key: storeKeyOf(sessionId),
-    payload,
-    signature: signStoreMessage(sessionId, `${path}:${JSON.stringify(payload)}`),
-  });
-}
-
-/** A service with the export policy `user` for USER_APP, and the issuer of its JWT logins. */
-class Harness {
-  base = '';
-  issuer!: JwksIssuer;
-  server!: AuthServer;
-  private readonly dir = tempDir('portico-auth-passkey-confirm-');
-
-  async start(failureFactor: number): Promise<void> {
-    this.issuer = await startJwksIssuer();
-    this.server = await startAuthServer({
-      dataDir: this.dir.path,
-      masterKey: 'e'.repeat(64),
-      adminToken: ADMIN,
-      attemptLimits: { quickFailureMs: 0, failureFactor },
-      verifiers: { jwt: { type: 'jwt', keys: [this.issuer.publicJwk] } },
-      exportPolicy: { [CLIENT_ID]: 'app', [USER_APP]: 'user' },
-    });
-    this.base = this.server.sdkUrl;
-  }
-
-  async stop(): Promise<void> {
-    await this.server?.close();
-    await this.issuer?.close();
-    this.dir.cleanup();
-  }
-
-  authenticator(): SoftAuthenticator {
-    return new SoftAuthenticator(new URL(this.base).hostname, new URL(this.base).origin);
-  }
-
-  /** A login page's JWT login of `sub` from `clientId`. */
-  async pageLogin(sub: string, clientId = CLIENT_ID) {
-    const loginId = await park(
-      this.base,
-      { clientId, mfaSettings: SETTINGS },
-      {
-        loginProvider: 'jwt',
-        mfaLevel: 'mandatory',
-        extraLoginOptions: { id_token: await this.issuer.sign({ sub }), verifierIdField: 'sub' },
-      },
-    );
-    const res = await post(this.base, '/api/login/authorize', { loginId });
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    return { loginId, body: res.body as unknown as { mfa?: { step: string }; url?: string } };
-  }
-
-  /** MFA on for `sub` (device, passkey, password), set up from the `app` app. */
-  async setUp(sub: string, device: SoftAuthenticator): Promise<void> {
-    const { loginId, body } = await this.pageLogin(sub);
-    assert.equal(body.mfa?.step, 'setup');
-    const made = await post(this.base, '/api/mfa/passkey', { loginId, mode: 'register' });
-    assert.equal(made.status, 200, JSON.stringify(made.body));
-    const { challengeId, options } = made.body as unknown as { challengeId: string; options: never };
-    const done = await post(this.base, '/api/mfa/setup', {
-      loginId,
-      factors: ['deviceShareFactor', 'passkeysFactor', 'passwordFactor'],
-      password: PASSWORD,
-      passkeyCredential: JSON.stringify({ challengeId, response: device.create(options) }),
-    });
-    assert.equal(done.status, 200, JSON.stringify(done.body));
-  }
-
-  /**
-   * A sign-in of `sub` on a new device, first factor only. Under `user` the page asks no factor
-   * (the app gets no share anyway); under `app` it shows the recovery step, left here without a
-   * factor, whose own passkey challenge (bound to the user) comes back too.
-   */
-  async signIn(sub: string, clientId = USER_APP): Promise<{ sessionId: string; recovery?: Challenge }> {
-    const { loginId, body } = await this.pageLogin(sub, clientId);
-    if (body.url) return { sessionId: decodeB64Params<{ sessionId: string }>(body.url)!.sessionId };
-    assert.equal(body.mfa?.step, 'recover', JSON.stringify(body));
-    const challenge = await post(this.base, '/api/mfa/passkey', { loginId, mode: 'login' });
-    assert.equal(challenge.status, 200, JSON.stringify(challenge.body));
-    const left = await post(this.base, '/api/mfa/recover', { loginId });
-    assert.equal(left.status, 200, JSON.stringify(left.body));
-    const sessionId = decodeB64Params<{ sessionId: string }>(left.body.url!)!.sessionId;
-    return { sessionId, recovery: challenge.body as unknown as Challenge };
-  }
-
-  /** A confirmation challenge for the session. */
-  async challenge(sessionId: string): Promise<Challenge> {
-    const res = await signed(this.base, '/api/mfa/confirm/passkey', sessionId);
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    return res.body as unknown as Challenge;
-  }
-
-  confirm(sessionId: string, challengeId: string, response: unknown) {
-    return signed(this.base, '/api/mfa/confirm', sessionId, {
-      passkeyAssertion: JSON.stringify({ challengeId, response }),
-    });
-  }
-
-  /** Whether the session's sign-in is marked: the account ticket needs the second factor. */
-  async marked(sessionId: string): Promise<boolean> {
-    const res = await signed(this.base, '/api/account/ticket', sessionId);
-    if (res.status === 200) return true;
-    assert.equal(res.status, 403, JSON.stringify(res.body));
-    assert.equal(res.error.code, 'SECOND_FACTOR_REQUIRED');
-    return false;
-  }
-}
+import { Harness, signed, USER_APP } from './confirm-harness.ts';
+import { CLIENT_ID, park, post } from './helpers.ts';
+import type { Bend, SoftAuthenticator } from './soft-authenticator.ts';
 
 /** Asserts a refused confirmation: 401 `MFA_FACTOR_INVALID` with a message matching `reason`. */
 function refused(res: Awaited<ReturnType<Harness['confirm']>>, reason: RegExp): void {
@@ -154,7 +23,7 @@ describe('confirming the second factor with the MFA passkey', { timeout: 120_000
   const h = new Harness();
   let device: SoftAuthenticator;
   before(async () => {
-    await h.start(50);
+    await h.start({ failureFactor: 50 });
     device = h.authenticator();
     await h.setUp('pat', device);
   });
@@ -206,11 +75,7 @@ describe('confirming the second factor with the MFA passkey', { timeout: 120_000
     assert.equal(await h.marked(a.sessionId), false);
     assert.equal(await h.marked(b.sessionId), false);
 
-    const audit = await fetch(`${h.base}/admin/audit?event=mfa.factor&limit=100`, {
-      headers: { authorization: `Bearer ${ADMIN}` },
-    });
-    const entries = ((await audit.json()) as { entries: Array<{ detail: Json }> }).entries;
-    const passkey = entries.filter((e) => e.detail.factor === 'passkey');
+    const passkey = (await h.audit('mfa.factor')).filter((e) => e.detail.factor === 'passkey');
     assert.ok(passkey.some((e) => e.detail.outcome === 'success'));
     assert.ok(passkey.filter((e) => e.detail.outcome === 'failure').length >= 6, JSON.stringify(passkey));
   });
@@ -256,7 +121,7 @@ describe('confirming with the MFA passkey under the attempt limits', { timeout: 
   const h = new Harness();
   let device: SoftAuthenticator;
   before(async () => {
-    await h.start(2);
+    await h.start({ failureFactor: 2 });
     device = h.authenticator();
     await h.setUp('rae', device);
   });

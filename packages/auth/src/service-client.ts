@@ -8,6 +8,9 @@ import { randomPrivKey } from './keys.ts';
 import type { LoginResult } from './login-result.ts';
 import type { LoginRequest, SecondFactorInput, SessionPayload } from './types.ts';
 
+/** A second factor typed into the app and sent to the service as it is (not the passkey). */
+type TypedSecondFactor = Exclude<SecondFactorInput, { passkey: true }>;
+
 /** A session as read from the service: its content and the seconds it has left. */
 export interface ReadSession {
   state: SessionPayload;
@@ -256,9 +259,28 @@ export class ServiceClient {
    * the app never rebuilds the key): the service marks the sign-in, and \`endSession\` and the
    * account page work without a proof. Nothing comes back but success.
    */
-  async confirmSecondFactor(sessionId: string, factor: SecondFactorInput): Promise<void> {
+  async confirmSecondFactor(sessionId: string, factor: TypedSecondFactor): Promise<void> {
     const res = await this.signedMfaCall('/api/mfa/confirm', sessionId, factor);
     if (res.status !== 200) throw sessionCallError(res);
+  }
+
+  /**
+   * A one-time link to the service's passkey confirmation page for this session's sign-in (a ticket
+   * in the fragment, good for one opening within two minutes): the MFA passkey answers there, on
+   * the service's origin, its relying party.
+   */
+  async confirmPageUrl(sessionId: string, lang?: string): Promise<string> {
+    const res = await this.signedMfaCall<{ ticket?: unknown }>('/api/mfa/confirm/ticket', sessionId, {});
+    if (res.status !== 200 || typeof res.body.ticket !== 'string') throw sessionCallError(res);
+    const query = lang ? `?lang=${encodeURIComponent(lang)}` : '';
+    return `${this.sdkUrl}/confirm${query}#ticket=${res.body.ticket}`;
+  }
+
+  /** Whether this session's sign-in passed the second factor on the service (it is marked). */
+  async confirmed(sessionId: string): Promise<boolean> {
+    const res = await this.signedMfaCall<{ confirmed?: unknown }>('/api/mfa/confirm/status', sessionId, {});
+    if (res.status !== 200) throw sessionCallError(res);
+    return res.body.confirmed === true;
   }
 
   /** The service asks for MFA setup (JWT logins, no page): set up, skip, or refuse. */

@@ -1,6 +1,7 @@
 // The session side of the client: the live session's state, its deadline and renewal, the
 // user's session list, and logout. `Auth` adds the ways in (create, login, MFA) and the keys.
 import type { AuthOptions, SessionExpiredEvent } from './auth-options.ts';
+import { confirmInPopup } from './confirm-popup.ts';
 import { AuthError } from './errors.ts';
 import type { PendingMfaSession } from './mfa-login.ts';
 import { browserWindow } from './popup.ts';
@@ -257,12 +258,24 @@ export abstract class AuthSession {
    * For an MFA user under export policy \`user\` or \`off\` (the app never holds the key): shows the
    * auth service a second factor (\`{password}\`, \`{backupPhrase}\` or \`{authenticatorCode}\`), so
    * this session may then end other sessions, revoke a device's MFA share (`revokeDevice`) and open
-   * the account page, until this sign-in ends. Beyond `002_…txt`.
+   * the account page, until this sign-in ends. \`{ passkey: true }\`: the account's MFA passkey
+   * answers on the auth service's page in a popup (call it from a click: the popup opens at once);
+   * resolves once the service has the answer, rejects with \`USER_CANCELLED\` when the popup closes
+   * first and \`NO_BROWSER\` when it is blocked. Beyond `002_…txt`.
    */
   async confirmSecondFactor(factor: SecondFactorInput): Promise<void> {
     const sessionId = this.current.sessionId;
     if (!sessionId) throw AuthError.noUserFound();
-    await this.client.confirmSecondFactor(sessionId, factor);
+    if (!('passkey' in factor)) return this.client.confirmSecondFactor(sessionId, factor);
+    const win = browserWindow();
+    if (!win)
+      throw new AuthError('NO_BROWSER', "No browser here: the passkey answers on the auth service's page");
+    // The session may renew meanwhile: each call signs with the current sessionId.
+    const current = () => this.current.sessionId ?? sessionId;
+    await confirmInPopup(win, {
+      url: () => this.client.confirmPageUrl(current(), factor.lang),
+      confirmed: () => this.client.confirmed(current()),
+    });
   }
 
   /**

@@ -153,11 +153,14 @@ export type KeyExportPolicy = 'app' | 'user' | 'off';
 
 /**
  * A second factor shown to the auth service by `confirmSecondFactor` (export policy `user` or `off`):
- * the account's password, its backup phrase, or a code of its authenticator app.
+ * the account's password, its backup phrase, a code of its authenticator app, or `{ passkey: true }`
+ * for its MFA passkey, which answers on the auth service's own page in a popup (`lang`: one of the
+ * login page's languages, else the browser's).
  */
 export type SecondFactorInput =
   | { password: string }
   | { backupPhrase: string }
-  | { authenticatorCode: string };
+  | { authenticatorCode: string }
+  | { passkey: true; lang?: string };
 
 export const DEFAULT_PRIMARY_COLOR = '#0364FF';

@@ -22,6 +22,7 @@ import { isoBase64URL } from '@simplewebauthn/server/helpers';
 import { challengeId, fields, loginId, oneOf, string } from '../body.ts';
 import { HttpError } from '../http.ts';
 import { KeyService } from '../keys.ts';
+import { readConfirmStep } from '../login/confirm-step.ts';
 import { type LoginContext, route } from '../login/context.ts';
 import { readRequest, resolveProvider } from '../login/request.ts';
 import { openJson, sealJson } from '../login/sealed.ts';
@@ -219,14 +220,20 @@ export const passkeyFactor: FactorModule = {
 /**
  * `POST /api/mfa/passkey {loginId, mode}`: a challenge for the login page. `register` during a
  * login's MFA setup step (the app enabled `passkeysFactor`); `login` on the recovery screen of a
- * user whose account has the passkey factor.
+ * user whose account has the passkey factor; `confirm` on the confirmation step (export policy
+ * `user` or `off`), bound to the sign-in the login made.
  */
 export const passkeyFactorRoute = route(
-  fields({ loginId, mode: oneOf(['register', 'login']) }),
+  fields({ loginId, mode: oneOf(['register', 'login', 'confirm']) }),
   async (ctx, body) => {
     const { store, envelope, now, keyService } = ctx.deps;
     const { loginId } = body;
     const request = await readRequest(ctx, loginId);
+    if (body.mode === 'confirm') {
+      const step = await readConfirmStep(ctx, loginId);
+      if (!step) throw new HttpError(404, 'MFA_NOT_PENDING', 'No confirmation pending for this login');
+      return [200, await confirmChallenge(ctx, step.userId, step.chainId)];
+    }
     const { rpID } = relyingParty(ctx.deps.sdkUrl);
     let record: FactorChallenge;
     let options: unknown;

@@ -26,7 +26,9 @@ import { accountOf, type PublicKeyPair } from '../login-event.ts';
 import type { PasskeyCredential } from '../mfa.ts';
 import { type MfaRecord, type SetupOutput, sessionMfa } from '../mfa.ts';
 import type { Identity } from '../verifiers/types.ts';
+import { CONFIRMABLE, parkConfirmStep } from './confirm-step.ts';
 import {
+  type ConfirmMfa,
   FLOW_TTL_MS,
   type Grant,
   type LoginContext,
@@ -49,7 +51,7 @@ export interface SetupRequest {
 
 export type Completed =
   | { sessionId: string; redirect: string; setup?: SetupOutput }
-  | { mfa: PendingMfa | RecoverMfa };
+  | { mfa: PendingMfa | RecoverMfa | ConfirmMfa };
 
 /** The MFA setup step of a login: the app's factors in setup order. */
 export function pendingFor(
@@ -182,7 +184,7 @@ export async function complete(
   const at = now();
   const expiresAt = ctx.deps.chains.firstExpiry(at, sessionTime);
   await store.putSession(key, encryptJsonTo(key, state), expiresAt);
-  await ctx.deps.chains.start(key, userId, clientId, sessionTime, at, claims, request.device);
+  const chainId = await ctx.deps.chains.start(key, userId, clientId, sessionTime, at, claims, request.device);
   if (mfa && !withheld) {
     const grant: Grant = { userId, keyVerifier: target.keyVerifier, network: request.options.network };
     const name = `mfa-grant:${key}`;
@@ -199,25 +201,23 @@ export async function complete(
   });
   const redirect = resultUrl(ctx, request, { sessionId });
   log(`auth: login for verifier ${target.keyVerifier} (${target.typeOfLogin})`);
-  if (record && page && !withheld && !mfa?.deviceKey) {
-    // The page asks for a second factor and hands it to the app in the result fragment.
-    const factors = record.factors.filter(
-      (f) =>
-        f === 'backUpShareFactor' ||
-        f === 'passwordFactor' ||
-        f === 'authenticatorFactor' ||
-        f === 'passkeysFactor',
+  // The page asks an MFA user for a second factor: under `app` it goes to the app in the result
+  // fragment (the library rebuilds the key); under `user` and `off` to the service, which marks
+  // this sign-in (./confirm-step.ts).
+  const factors = record && page ? record.factors.filter((f) => CONFIRMABLE.includes(f)) : [];
+  if (factors.length > 0 && withheld) {
+    await parkConfirmStep(ctx, loginId, { redirect, factors, userId, chainId });
+    return { mfa: { step: 'confirm', factors } };
+  }
+  if (factors.length > 0 && !mfa?.deviceKey) {
+    const name = `mfa-recover:${storeKeyOf(loginId)}`;
+    await store.deleteSession(name);
+    await store.putSession(
+      name,
+      sealJson(envelope, name, { redirect, factors, userId }),
+      now() + FLOW_TTL_MS,
     );
-    if (factors.length > 0) {
-      const name = `mfa-recover:${storeKeyOf(loginId)}`;
-      await store.deleteSession(name);
-      await store.putSession(
-        name,
-        sealJson(envelope, name, { redirect, factors, userId }),
-        now() + FLOW_TTL_MS,
-      );
-      return { mfa: { step: 'recover', factors } };
-    }
+    return { mfa: { step: 'recover', factors } };
   }
   await store.deleteSession(storeKeyOf(loginId));
   return { sessionId, redirect, setup };

@@ -108,6 +108,16 @@ export interface RecoverMfa {
   factors: MfaFactor[];
 }
 
+/**
+ * A page login of an MFA user to an app that never holds the key (export policy `user` or `off`):
+ * the page may confirm a factor with the service, which marks the new sign-in, or skip it.
+ */
+export interface ConfirmMfa {
+  step: 'confirm';
+  /** Factors the page can take (the service checks them; nothing of the key reaches the page). */
+  factors: MfaFactor[];
+}
+
 /** A login stopped for MFA setup, kept (sealed) until the setup or skip call. */
 export interface PendingState {
   provider: string;

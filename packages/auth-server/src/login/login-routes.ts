@@ -7,7 +7,14 @@ import { HttpError } from '../http.ts';
 import { pageWhiteLabel } from '../page-view.ts';
 import { VerifierError } from '../verifiers/types.ts';
 import { complete } from './complete.ts';
-import { type LoginContext, type PendingMfa, type RecoverMfa, type Route, route } from './context.ts';
+import {
+  type ConfirmMfa,
+  type LoginContext,
+  type PendingMfa,
+  type RecoverMfa,
+  type Route,
+  route,
+} from './context.ts';
 import { newFlowId, putFlow, takeFlow } from './flows.ts';
 import { passkeyStep } from './passkey-routes.ts';
 import { extraFor, providersFor, readRequest, resolveProvider, resultUrl } from './request.ts';
@@ -21,7 +28,7 @@ async function authorize(
 ): Promise<
   | { url: string }
   | { devState: string }
-  | { mfa: PendingMfa | RecoverMfa }
+  | { mfa: PendingMfa | RecoverMfa | ConfirmMfa }
   | { passkey: { link: boolean; register: boolean } }
 > {
   const { verifierConfigs, jwtVerifiers, oidcVerifiers, sdkUrl } = ctx.deps;

@@ -1,30 +1,27 @@
 // The `/api/mfa/*` calls: the setup step of a login (pending, setup, skip), the page's recovery
 // screen (recover), and a logged-in session's MFA calls signed by its sessionId (social, factor,
-// confirm and its passkey challenge, device, revoke).
+// device, revoke). The confirmation calls are in ./confirm-routes.ts.
 
 import { DEFAULT_MFA_SETTINGS, type KeyExportPolicy, MFA_FACTORS, type MfaFactor } from '@portico/auth';
 import { checkSetupChoice, mfaProofMessage, storeKeyOf, verifyStoreMessage } from '@portico/auth/protocol';
-import { type AttemptSubjects, TooManyAttemptsError } from '../attempts.ts';
 import { newAuthenticator } from '../authenticator.ts';
 import { fields, InvalidBodyError, listOf, loginId, oneOf, optional, signedCall, string } from '../body.ts';
 import { enrolmentName } from '../factors/authenticator.ts';
 import {
-  type CheckResult,
   FACTORS,
-  type FactorCaller,
-  type FactorModule,
   SETUP_FIELDS,
   SOCIAL_LOGIN,
   TYPED_FACTOR_PAYLOAD,
   typedFactorOf,
 } from '../factors/index.ts';
-import { confirmChallenge, passkeyFactorRoute } from '../factors/passkey.ts';
+import { passkeyFactorRoute } from '../factors/passkey.ts';
 import { HttpError } from '../http.ts';
-import { markSecondFactor, requireSecondFactor } from '../second-factor.ts';
-import type { ChainRow } from '../store.ts';
+import { requireSecondFactor } from '../second-factor.ts';
 import { complete, pendingFor, type SetupRequest } from './complete.ts';
-import type { Answer, Grant, LoginContext, PendingState, Route } from './context.ts';
+import { readConfirmStep } from './confirm-step.ts';
+import type { Grant, LoginContext, PendingState, Route } from './context.ts';
 import { FLOW_TTL_MS, route } from './context.ts';
+import { callerChain, grantFor, type SignedBody, typedFactor } from './factor-check.ts';
 import { readRequest, resolveProvider } from './request.ts';
 import { openJson, sealJson } from './sealed.ts';
 
@@ -36,27 +33,6 @@ async function takePending(ctx: LoginContext, loginId: string, remove: boolean):
   const pending = openJson<PendingState>(envelope, name, sealed);
   if (remove) await store.deleteSession(name);
   return pending;
-}
-
-/** A session-signed MFA call, as checked by its route's schema. */
-interface SignedBody {
-  key: string;
-  signature: string;
-  payload?: unknown;
-  proof?: string;
-}
-
-/** Checks a session-signed MFA call: the signature by the sessionId and the session's grant. */
-async function grantFor(ctx: LoginContext, path: string, body: SignedBody): Promise<Grant> {
-  const { store, envelope, now } = ctx.deps;
-  const { key, signature, payload } = body;
-  if (!verifyStoreMessage(key, `${path}:${JSON.stringify(payload ?? {})}`, signature)) {
-    throw new HttpError(401, 'BAD_SIGNATURE', 'Bad signature');
-  }
-  const name = `mfa-grant:${key}`;
-  const sealed = await store.getSession(name, now());
-  if (!sealed) throw new HttpError(403, 'MFA_SESSION_REQUIRED', 'No MFA session: log in again');
-  return openJson<Grant>(envelope, name, sealed);
 }
 
 /**
@@ -82,13 +58,6 @@ async function secondFactorGrant(ctx: LoginContext, path: string, body: SignedBo
 async function policyOfCaller(ctx: LoginContext, key: string): Promise<KeyExportPolicy> {
   const found = await ctx.deps.store.chainOfKey(key);
   return (found && ctx.deps.exportPolicy.get(found.chain.clientId)) || 'app';
-}
-
-/** The live sign-in whose session signed the call. */
-function callerChain(ctx: LoginContext, path: string, body: SignedBody): Promise<ChainRow> {
-  const { chains, now } = ctx.deps;
-  const payloadJson = JSON.stringify(body.payload ?? {});
-  return chains.caller(body.key, () => `${path}:${payloadJson}`, body.signature, now());
 }
 
 /**
@@ -123,6 +92,8 @@ const pending = route(LOGIN, async (ctx, body) => {
     const { factors } = openJson<{ factors: MfaFactor[] }>(envelope, recoverName, recover);
     return [200, { step: 'recover', factors }];
   }
+  const confirming = await readConfirmStep(ctx, body.loginId);
+  if (confirming) return [200, { step: 'confirm', factors: confirming.factors }];
   const step = await takePending(ctx, body.loginId, false);
   const target = step.target ?? resolveProvider(ctx, request, step.provider);
   return [200, pendingFor(ctx, request, target, step.skippable)];
@@ -223,65 +194,6 @@ const setup = route(SETUP, async (ctx, body) => {
   ];
 });
 
-/**
- * Runs a typed-factor check under the attempt limits: refused while a wait runs (a right guess
- * too), a failure counted, a success clearing the user's count; each outcome audited.
- */
-async function limitedFactor(
-  ctx: LoginContext,
-  subjects: AttemptSubjects,
-  factor: string,
-  check: () => Promise<CheckResult>,
-): Promise<Answer> {
-  const { attempts, audit, now } = ctx.deps;
-  const where = { factor, address: subjects.address };
-  const gate = await attempts.begin(subjects);
-  if (!gate.allowed) {
-    await audit.record('mfa.factor', subjects.userId, {
-      ...where,
-      outcome: 'refused',
-      reason: gate.error.message,
-    });
-    throw gate.error;
-  }
-  const result = await check();
-  if ('share' in result) {
-    await attempts.succeeded(subjects);
-    await audit.record('mfa.factor', subjects.userId, { ...where, outcome: 'success' });
-    return [200, { share: result.share }];
-  }
-  await audit.record('mfa.factor', subjects.userId, { ...where, outcome: 'failure', reason: result.message });
-  if (gate.notBefore > now()) {
-    await audit.record('attempts.locked', subjects.userId, {
-      ...where,
-      until: gate.notBefore,
-      subject: gate.locks,
-    });
-    const wait = new TooManyAttemptsError(gate.notBefore, Math.ceil((gate.notBefore - now()) / 1000));
-    throw new HttpError(result.status, 'MFA_FACTOR_INVALID', `${result.message}. ${wait.message}`, {
-      details: { retryAfter: wait.retryAfterSeconds },
-    });
-  }
-  throw new HttpError(result.status, 'MFA_FACTOR_INVALID', result.message);
-}
-
-/** A typed factor's check under the attempt limits, by its module. */
-async function typedFactor(
-  ctx: LoginContext,
-  grant: FactorCaller,
-  module: FactorModule,
-  value: unknown,
-  address: string,
-): Promise<Answer> {
-  const check = module.check!;
-  const record = await ctx.mfaStore.load(grant.userId);
-  if (!record) throw new HttpError(404, 'MFA_NOT_ENABLED', 'MFA is not enabled for this user');
-  check.ready(record);
-  return limitedFactor(ctx, { userId: grant.userId, address }, check.auditName, () =>
-    check.open(ctx, record, value, grant),
-  );
-}
-
 /** The social-backup login as a factor (`payload`: `{verifier, id_token}` of the second verifier). */
 const social = route(signedCall(SOCIAL_LOGIN), async (ctx, body, path, client) => {
   const grant = await grantFor(ctx, path, body);
@@ -303,54 +215,6 @@ const factor = route(signedCall(TYPED_FACTOR_PAYLOAD), async (ctx, body, path, c
     );
   }
   return typedFactor(ctx, grant, found.module, found.value, client.address);
-});
-
-/**
- * The typed factors `/api/mfa/confirm` takes: those checked from the MFA record and the user id
- * alone (a passkey answers a challenge bound to the session's sign-in, see `confirmPasskey`). Not
- * social backup: its check is a second login, whose id depends on the login's network, which a
- * sign-in does not keep.
- */
-const CONFIRMABLE: readonly MfaFactor[] = [
-  'passwordFactor',
-  'backUpShareFactor',
-  'authenticatorFactor',
-  'passkeysFactor',
-];
-const CONFIRMABLE_FIELDS = '{password}, {backupPhrase}, {authenticatorCode} or {passkeyAssertion}';
-
-/**
- * A typed second factor checked for a session, marking its chain as having passed it (see
- * ../second-factor.ts). Nothing is answered but `ok`: under export policy `user` or `off` the app
- * holds no share, and this call hands it none.
- */
-const confirm = route(signedCall(TYPED_FACTOR_PAYLOAD), async (ctx, body, path, client) => {
-  const { envelope, store } = ctx.deps;
-  const chain = await callerChain(ctx, path, body);
-  const found = typedFactorOf(body.payload);
-  if (!found || !CONFIRMABLE.includes(found.module.key)) {
-    throw new InvalidBodyError('payload', `payload must be ${CONFIRMABLE_FIELDS}`);
-  }
-  const claims = openJson<{ verifier: string }>(envelope, `chain-claims:${chain.id}`, chain.claims);
-  await typedFactor(
-    ctx,
-    { userId: chain.userId, keyVerifier: claims.verifier, chainId: chain.id },
-    found.module,
-    found.value,
-    client.address,
-  );
-  await markSecondFactor(store, chain);
-  return [200, { ok: true }];
-});
-
-/**
- * `POST /api/mfa/confirm/passkey`: a challenge for the session's `{passkeyAssertion}` on
- * `/api/mfa/confirm` (the account's factor passkey; relying party: this service). Bound to the
- * session's sign-in and single use.
- */
-const confirmPasskey = route(signedCall(optional(fields({}))), async (ctx, body, path) => {
-  const chain = await callerChain(ctx, path, body);
-  return [200, await confirmChallenge(ctx, chain.userId, chain.id)];
 });
 
 const device = route(signedCall(optional(fields({}))), async (ctx, body, path) => {
@@ -394,8 +258,6 @@ export const mfaRoutes: Record<string, Route> = {
   '/api/mfa/authenticator': authenticator,
   '/api/mfa/social': social,
   '/api/mfa/factor': factor,
-  '/api/mfa/confirm': confirm,
-  '/api/mfa/confirm/passkey': confirmPasskey,
   '/api/mfa/device': device,
   '/api/mfa/revoke': revoke,
 };

@@ -17,7 +17,7 @@ import { authenticationJson, creationOptions, registrationJson, requestOptions }
  *   label: string,
  *   field: string,
  *   read: (value: string) => string | undefined,
- *   prepare?: (loginId: string) => Promise<string>,
+ *   prepare?: (loginId: string, mode: 'login' | 'confirm') => Promise<string>,
  * }} RecoverStep
  * @typedef {{ setup?: SetupStep, recover?: RecoverStep }} PageFactor
  */
@@ -59,9 +59,13 @@ async function enrolPasskey(loginId) {
   };
 }
 
-/** The passkey factor's recovery: the device answers a challenge made for this user; the app's library hands it on. */
-async function answerPasskey(loginId) {
-  const { challengeId, options } = await post('/api/mfa/passkey', { loginId, mode: 'login' });
+/**
+ * The passkey factor's recovery (`login`: the device answers a challenge made for this user; the
+ * app's library hands it on) or confirmation (`confirm`: a challenge bound to the login's sign-in,
+ * answered to the service).
+ */
+async function answerPasskey(loginId, mode) {
+  const { challengeId, options } = await post('/api/mfa/passkey', { loginId, mode });
   let credential;
   try {
     credential = /** @type {PublicKeyCredential | null} */ (

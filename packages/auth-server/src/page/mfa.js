@@ -1,5 +1,5 @@
-// The MFA screens of the login page: setup (factors in the app's order, the backup phrase once)
-// and recovery on a device without a share.
+// The MFA screens of the login page: setup (factors in the app's order, the backup phrase once),
+// recovery on a device without a share, and confirmation for an app that never holds the key.
 import { PAGE_FACTORS, SETUP_INPUTS } from './factors.js';
 import { $, decodeB64, encodeB64, fail, field, post, show } from './page.js';
 import { t } from './strings.js';
@@ -104,11 +104,22 @@ function showPhrase(phrase, url) {
 
 // Recovery on a device without a share: the factor goes to the app in the result fragment (never
 // to the service), and the app's library rebuilds the key with the service's share.
+// Confirmation (the app's export policy is `user` or `off`: the app never holds the key): the
+// factor goes to the service, which marks this sign-in; the user may skip it.
 function showRecover(step, loginId) {
+  const confirming = step.step === 'confirm';
   $('logo').classList.remove('loading');
-  $('mfa-recover-title').textContent = t('recoverTitle');
-  $('mfa-recover-note').textContent = t('recoverNote');
+  $('mfa-recover-title').textContent = t(confirming ? 'confirmTitle' : 'recoverTitle');
+  $('mfa-recover-note').textContent = t(confirming ? 'confirmNote' : 'recoverNote');
   $('mfa-recover-submit').textContent = t('recoverSubmit');
+  const later = $('mfa-recover-later');
+  later.hidden = !confirming;
+  later.textContent = t('confirmLater');
+  later.onclick = async () => {
+    show('loading');
+    const done = await post('/api/mfa/confirm/later', { loginId }).catch((err) => fail(err.message));
+    if (done) location.replace(done.url);
+  };
   let chosen = step.factors[0];
   const choice = $('mfa-recover-choice');
   /** @type {Array<[string, import('./factors.js').RecoverStep]>} */
@@ -140,12 +151,13 @@ function showRecover(step, loginId) {
   $('mfa-recover').onsubmit = async (event) => {
     event.preventDefault();
     const error = $('mfa-recover-error');
+    error.hidden = true;
     const recover = PAGE_FACTORS[chosen]?.recover;
     let raw = recover ? field(recover.input).value : '';
     if (recover?.prepare) {
       // A factor the device answers (a passkey): its answer is made now, on this click.
       try {
-        raw = await recover.prepare(loginId);
+        raw = await recover.prepare(loginId, confirming ? 'confirm' : 'login');
       } catch (err) {
         error.textContent = err.message;
         error.hidden = false;
@@ -160,15 +172,9 @@ function showRecover(step, loginId) {
     }
     const factor = { [recover.field]: value };
     try {
-      const done = await post('/api/mfa/recover', { loginId });
-      const url = new URL(done.url);
-      const fragment = new URLSearchParams(url.hash.slice(1));
-      const result = decodeB64(fragment.get('b64Params'));
-      // The rest of the fragment (the /done page's origin) stays as the service made it.
-      fragment.set('b64Params', encodeB64({ ...result, mfaFactor: factor }));
-      url.hash = fragment.toString();
+      const url = confirming ? await confirmed(loginId, factor) : await recovered(loginId, factor);
       for (const [, { input }] of steps) field(input).value = '';
-      location.replace(url.href);
+      location.replace(url);
     } catch (err) {
       error.textContent = err.message;
       error.hidden = false;
@@ -177,8 +183,25 @@ function showRecover(step, loginId) {
   show('mfa-recover');
 }
 
+/** Recovery: the app's result URL with the factor added to its fragment, for the app's library. */
+async function recovered(loginId, factor) {
+  const done = await post('/api/mfa/recover', { loginId });
+  const url = new URL(done.url);
+  const fragment = new URLSearchParams(url.hash.slice(1));
+  const result = decodeB64(fragment.get('b64Params'));
+  // The rest of the fragment (the /done page's origin) stays as the service made it.
+  fragment.set('b64Params', encodeB64({ ...result, mfaFactor: factor }));
+  url.hash = fragment.toString();
+  return url.href;
+}
+
+/** Confirmation: the service checks the factor and marks the sign-in; the result URL is unchanged. */
+async function confirmed(loginId, factor) {
+  return (await post('/api/mfa/confirm/login', { loginId, factor })).url;
+}
+
 /** The MFA step the service answered with, for the login `loginId`. */
 export function showMfa(step, loginId) {
-  if (step.step === 'recover') showRecover(step, loginId);
+  if (step.step === 'recover' || step.step === 'confirm') showRecover(step, loginId);
   else showSetup(step, loginId);
 }

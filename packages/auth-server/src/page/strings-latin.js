@@ -37,6 +37,10 @@ export const de = {
   recoverPassword: 'Passwort',
   recoverSubmit: 'Weiter',
   badPhrase: 'Eine Wiederherstellungsphrase hat 24 Wörter.',
+  confirmTitle: 'Bestätigen Sie, dass Sie es sind',
+  confirmNote:
+    'Bestätigen Sie einen zweiten Faktor, damit diese Anmeldung Ihre anderen Sitzungen beenden und Ihre Geräte verwalten kann. Sie können das auch später tun.',
+  confirmLater: 'Jetzt nicht',
   passkeyTitle: 'Passkey',
   passkeyNote:
     'Melden Sie sich mit einem Passkey auf diesem Gerät, einem Sicherheitsschlüssel oder Ihrem Telefon an.',
@@ -86,6 +90,10 @@ export const es = {
   recoverPassword: 'Contraseña',
   recoverSubmit: 'Continuar',
   badPhrase: 'Una frase de respaldo tiene 24 palabras.',
+  confirmTitle: 'Confirma que eres tú',
+  confirmNote:
+    'Confirma un segundo factor para que este inicio de sesión pueda cerrar tus otras sesiones y gestionar tus dispositivos. También puedes hacerlo más tarde.',
+  confirmLater: 'Ahora no',
   passkeyTitle: 'Llave de acceso',
   passkeyNote:
     'Inicia sesión con una llave de acceso guardada en este dispositivo, una llave de seguridad o tu teléfono.',
@@ -135,6 +143,10 @@ export const fr = {
   recoverPassword: 'Mot de passe',
   recoverSubmit: 'Continuer',
   badPhrase: 'Une phrase de secours compte 24 mots.',
+  confirmTitle: 'Confirmez votre identité',
+  confirmNote:
+    'Confirmez un second facteur pour que cette connexion puisse fermer vos autres sessions et gérer vos appareils. Vous pouvez aussi le faire plus tard.',
+  confirmLater: 'Pas maintenant',
   passkeyTitle: 'Clé d’accès',
   passkeyNote:
     'Connectez-vous avec une clé d’accès enregistrée sur cet appareil, une clé de sécurité ou votre téléphone.',
@@ -183,6 +195,10 @@ export const pt = {
   recoverPassword: 'Senha',
   recoverSubmit: 'Continuar',
   badPhrase: 'Uma frase de backup tem 24 palavras.',
+  confirmTitle: 'Confirme que é você',
+  confirmNote:
+    'Confirme um segundo fator para que este acesso possa encerrar suas outras sessões e gerenciar seus dispositivos. Você também pode fazer isso depois.',
+  confirmLater: 'Agora não',
   passkeyTitle: 'Chave de acesso',
   passkeyNote:
     'Entre com uma chave de acesso guardada neste dispositivo, numa chave de segurança ou no seu telemóvel.',
@@ -230,6 +246,10 @@ export const nl = {
   recoverPassword: 'Wachtwoord',
   recoverSubmit: 'Doorgaan',
   badPhrase: 'Een herstelzin heeft 24 woorden.',
+  confirmTitle: 'Bevestig dat jij het bent',
+  confirmNote:
+    'Bevestig een tweede factor zodat deze aanmelding je andere sessies kan beëindigen en je apparaten kan beheren. Je kunt dit ook later doen.',
+  confirmLater: 'Niet nu',
   passkeyTitle: 'Passkey',
   passkeyNote: 'Log in met een passkey op dit apparaat, een beveiligingssleutel of je telefoon.',
   passkeySignIn: 'Inloggen met een passkey',

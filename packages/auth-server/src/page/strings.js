@@ -39,6 +39,10 @@ export const STRINGS = {
     recoverPassword: 'Password',
     recoverSubmit: 'Continue',
     badPhrase: 'A backup phrase has 24 words.',
+    confirmTitle: 'Confirm it is you',
+    confirmNote:
+      'Confirm a second factor so that this sign-in can end your other sessions and manage your devices. You can also do it later.',
+    confirmLater: 'Not now',
     factor_authenticatorFactor: 'Authenticator app',
     authenticatorNote:
       'Scan the code with your authenticator app (or add the link below), then enter the 6-digit code it shows.',
