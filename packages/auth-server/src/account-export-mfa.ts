@@ -4,24 +4,21 @@
 // `/api/mfa/factor` checks it, under the same attempt limits and audit, its share is combined with
 // the service's share here, the rebuilt key checked against the record's public key, and the
 // app-scoped key answered to the page only. Nothing typed, no share and no key is stored or logged.
-//
-// The attempt gate and its audit repeat `limitedFactor`/`typedFactor` of login/mfa-routes.ts (not
-// imported: that file is being split); fold them into one helper once it is.
 import type { MfaFactor } from '@portico/auth';
 import { combineShares, getAppScopedKey, secp256k1PublicKey } from '@portico/auth/protocol';
-import { type AttemptSubjects, TooManyAttemptsError } from './attempts.ts';
 import { InvalidBodyError } from './body.ts';
-import { type CheckResult, FACTORS, type FactorModule } from './factors/index.ts';
+import { FACTORS, type FactorModule } from './factors/index.ts';
 import { HttpError } from './http.ts';
 import type { LoginContext } from './login/context.ts';
+import { chainCaller, typedShare } from './login/factor-check.ts';
 import type { MfaRecord } from './mfa.ts';
 import type { ChainRow } from './store.ts';
 
 /**
  * The factors the page takes for an export: those checked from the record and the user id alone.
- * Not the passkey (its challenge is bound to a sign-in through the app's calls), not social backup
- * (a second login, whose id depends on the login's network), not a device share (it lives in the
- * app's storage, which under `user` holds none).
+ * Not the MFA passkey (it answers a WebAuthn challenge, which this page does not ask for yet),
+ * not social backup (a second login, whose id depends on the login's network), not a device share
+ * (it lives in the app's storage, which under `user` holds none).
  */
 export const EXPORT_FACTORS: readonly MfaFactor[] = [
   'passwordFactor',
@@ -59,49 +56,6 @@ function factorOf(input: TypedExportFactor): { module: FactorModule; value: stri
 }
 
 /**
- * Checks `check` under the attempt limits as `/api/mfa/factor` does (refused while a wait runs, a
- * right guess too; a failure counted; a success clears the user's count), audited `mfa.factor`.
- * Answers the share, or throws (429 `TOO_MANY_ATTEMPTS`, or `MFA_FACTOR_INVALID`).
- */
-async function limitedCheck(
-  ctx: LoginContext,
-  subjects: AttemptSubjects,
-  factor: string,
-  check: () => Promise<CheckResult>,
-) {
-  const { attempts, audit, now } = ctx.deps;
-  const where = { factor, address: subjects.address };
-  const gate = await attempts.begin(subjects);
-  if (!gate.allowed) {
-    await audit.record('mfa.factor', subjects.userId, {
-      ...where,
-      outcome: 'refused',
-      reason: gate.error.message,
-    });
-    throw gate.error;
-  }
-  const result = await check();
-  if ('share' in result) {
-    await attempts.succeeded(subjects);
-    await audit.record('mfa.factor', subjects.userId, { ...where, outcome: 'success' });
-    return result.share;
-  }
-  await audit.record('mfa.factor', subjects.userId, { ...where, outcome: 'failure', reason: result.message });
-  if (gate.notBefore > now()) {
-    await audit.record('attempts.locked', subjects.userId, {
-      ...where,
-      until: gate.notBefore,
-      subject: gate.locks,
-    });
-    const wait = new TooManyAttemptsError(gate.notBefore, Math.ceil((gate.notBefore - now()) / 1000));
-    throw new HttpError(result.status, 'MFA_FACTOR_INVALID', `${result.message}. ${wait.message}`, {
-      details: { retryAfter: wait.retryAfterSeconds },
-    });
-  }
-  throw new HttpError(result.status, 'MFA_FACTOR_INVALID', result.message);
-}
-
-/**
  * The app-scoped private key of the page's user (what `getPrivKey()` returns under `app`), rebuilt
  * from the service's share and the share of the typed factor in `input`. The caller has checked
  * the page's token, its right to act on the account, and that the offer is `factor`. Every refusal
@@ -125,11 +79,8 @@ export async function exportWithFactor(
     if (!exportFactorsOf(record).includes(check.field)) {
       throw new HttpError(400, 'MFA_FACTOR_NOT_SET_UP', `This account has no ${check.auditName} factor`);
     }
-    check.ready(record);
-    const caller = { userId: chain.userId, keyVerifier: record.keyVerifier, chainId: chain.id };
-    const share = await limitedCheck(ctx, { userId: chain.userId, address }, check.auditName, () =>
-      check.open(ctx, record, value, caller),
-    );
+    // Under the attempt limits of `/api/mfa/factor`, audited `mfa.factor` as there.
+    const share = await typedShare(ctx, chainCaller(ctx, chain), module, value, address);
     const coreKitKey = await combineShares(record.serviceShare, share);
     if (secp256k1PublicKey(coreKitKey) !== record.publicKey) {
       // A right factor whose share rebuilds another key: the record is damaged, not the user's guess.

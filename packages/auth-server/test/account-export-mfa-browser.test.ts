@@ -1,8 +1,8 @@
 // Key export on the account page for a user WITH MFA, in Chromium, on a real auth service restarted
 // under each export policy (same data and master key, so the same user has the same key): under
 // `app` the user sets MFA up (device and password) on the login page and the app reads the key;
-// under `user` the app reads nothing, confirms the password to open the page, and the page asks
-// for the password: a wrong one is refused in the page's words, the right one shows the same key
+// under `user` the app reads nothing, the login page's confirmation step takes the password (so the
+// app may open the account page), and the account page asks for the password again for the export: a wrong one is refused in the page's words, the right one shows the same key
 // the app read under `app`, once, on the page only, never in the app's window.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -107,11 +107,15 @@ describe('key export for an MFA user on the account page in Chromium', { timeout
     assert.match(appKey, /^[0-9a-f]{64}$/);
     await appPage.context().close();
 
-    // `user`: the app reads nothing; it confirms the password to open the page.
+    // `user`: the app reads nothing; the login page's confirmation step takes the password.
     await start('user');
-    const userPage = await signedIn();
+    const userPage = await signedIn(async (popup) => {
+      await popup.waitForSelector('#mfa-recover:not([hidden])');
+      await popup.click('#mfa-recover-choice button[data-factor="passwordFactor"]');
+      await popup.fill('#mfa-recover-password', PASSWORD);
+      await popup.click('#mfa-recover-submit');
+    });
     assert.equal(await getPrivKey(userPage), '');
-    await userPage.evaluate(`window.auth.confirmSecondFactor({ password: ${JSON.stringify(PASSWORD)} })`);
     const account = await openAccount(userPage);
     assert.match((await account.textContent('#export-note')) ?? '', /enter one of your second factors/);
     assert.equal(await account.isHidden('#export-choice'), true, 'one factor: no choice to make');
