@@ -7,11 +7,13 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, randomBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import { type DeviceDeps, mfaDevicesOf, revokeFromPage } from './account-devices.ts';
-import { type ExportDeps, exportKey, exportOffer } from './account-export.ts';
+import { type ExportDeps, exportKey, exportOfferOf } from './account-export.ts';
+import { exportWithFactor } from './account-export-mfa.ts';
 import type { AuditDetail, AuditEvent, AuditLog } from './audit.ts';
 import { field, fields, nonEmptyString, optional, parseBody, signedCall, string } from './body.ts';
 import type { Envelope } from './envelope.ts';
 import { HttpError } from './http.ts';
+import type { LoginContext } from './login/context.ts';
 import { type PasskeyAccount, userHandleOf } from './login/passkey-routes.ts';
 import { openJson, sealJson } from './login/sealed.ts';
 import type { MfaRecord } from './mfa.ts';
@@ -48,6 +50,8 @@ export interface AccountApiDeps extends ExportDeps, DeviceDeps {
   mfaPublicKey: (userId: string) => Promise<string | undefined>;
   /** The user's MFA record when MFA is on (the page lists its factor passkey and devices). */
   mfaRecord: (userId: string) => Promise<MfaRecord | undefined>;
+  /** The login path's parts: an MFA user's export checks a typed factor as `/api/mfa/factor` does. */
+  factorContext: LoginContext;
 }
 
 /**
@@ -69,6 +73,12 @@ const BODIES = {
   endSession: fields({ token: secret, id: nonEmptyString }),
   removePasskey: fields({ token: secret, id: string }),
   revokeDevice: fields({ token: secret, deviceId: nonEmptyString }),
+  exportKey: fields({
+    token: secret,
+    password: optional(string),
+    backupPhrase: optional(string),
+    authenticatorCode: optional(string),
+  }),
 };
 
 const nameOf = (kind: 'account-ticket' | 'account-page', value: string) =>
@@ -176,8 +186,14 @@ async function accountState(deps: AccountApiDeps, caller: LiveChain, now: number
     })),
     ...mfaParts(await deps.mfaRecord(caller.userId)),
     passkeyOnly: passkeyOnly(deps, account),
-    export: await exportOffer(deps, caller, now),
+    ...(await exportParts(deps, caller, now)),
   };
+}
+
+/** The export offer; for `factor`, the typed factors the page may take (`exportFactors`). */
+async function exportParts(deps: AccountApiDeps, caller: LiveChain, now: number) {
+  const { offer, factors } = await exportOfferOf(deps, caller, now);
+  return offer === 'factor' ? { export: offer, exportFactors: factors } : { export: offer };
 }
 
 /** The MFA record's parts the page lists. */
@@ -213,6 +229,8 @@ export async function accountApi(
   path: string,
   raw: Record<string, unknown>,
   now: number,
+  /** The client's address: an export's typed factor counts against it too. */
+  address: string,
 ): Promise<[number, unknown]> {
   const { store, envelope, audit, chains } = deps;
   switch (path) {
@@ -320,9 +338,13 @@ export async function accountApi(
       return [200, { ok: true, ...(await accountState(deps, caller, now)) }];
     }
     case '/api/account/export': {
-      const { token } = parseBody(BODIES.state, raw);
+      const { token, ...factor } = parseBody(BODIES.exportKey, raw);
       const caller = await pageCaller(deps, token, now);
-      return [200, { privKey: await exportKey(deps, caller, now) }];
+      if ((await exportOfferOf(deps, caller, now)).offer !== 'factor')
+        return [200, { privKey: await exportKey(deps, caller, now) }];
+      // The typed factor is the fresh second factor; acting on the account is still the page's right.
+      await pageActor(deps, token, now, { event: 'key.exported', detail: {} });
+      return [200, { privKey: await exportWithFactor(deps.factorContext, caller, factor, address) }];
     }
     default:
       throw new HttpError(404, 'NOT_FOUND', 'Not found');

@@ -44,5 +44,7 @@ export function createLogin(deps: LoginDeps) {
       return route(ctx, body, path, client);
     },
     callbackRedirect: (url: URL): Promise<string> => callbackRedirect(ctx, url),
+    /** The login path's parts (the account page checks an export's typed factor with them). */
+    context: ctx,
   };
 }

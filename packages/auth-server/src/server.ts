@@ -245,8 +245,9 @@ export async function startAuthServer(options: StartAuthServerOptions = {}): Pro
         mfaPublicKey,
         mfaRecord,
         revokeDevice,
+        factorContext: login.context,
       };
-      return accountApi(deps, path, body, now());
+      return accountApi(deps, path, body, now(), address);
     }
     return login.api(path, body, { address });
   }

@@ -1,6 +1,6 @@
 // What the session-signed MFA calls share: the signed body, the checks of who signed it (the login's
 // MFA grant, or the live sign-in), and a typed factor's check under the attempt limits.
-import { verifyStoreMessage } from '@portico/auth/protocol';
+import { type KeyShare, verifyStoreMessage } from '@portico/auth/protocol';
 import { type AttemptSubjects, TooManyAttemptsError } from '../attempts.ts';
 import type { CheckResult, FactorCaller, FactorModule } from '../factors/index.ts';
 import { HttpError } from '../http.ts';
@@ -56,7 +56,7 @@ async function limitedFactor(
   subjects: AttemptSubjects,
   factor: string,
   check: () => Promise<CheckResult>,
-): Promise<Answer> {
+): Promise<KeyShare> {
   const { attempts, audit, now } = ctx.deps;
   const where = { factor, address: subjects.address };
   const gate = await attempts.begin(subjects);
@@ -72,7 +72,7 @@ async function limitedFactor(
   if ('share' in result) {
     await attempts.succeeded(subjects);
     await audit.record('mfa.factor', subjects.userId, { ...where, outcome: 'success' });
-    return [200, { share: result.share }];
+    return result.share;
   }
   await audit.record('mfa.factor', subjects.userId, { ...where, outcome: 'failure', reason: result.message });
   if (gate.notBefore > now()) {
@@ -89,14 +89,14 @@ async function limitedFactor(
   throw new HttpError(result.status, 'MFA_FACTOR_INVALID', result.message);
 }
 
-/** A typed factor's check under the attempt limits, by its module. */
-export async function typedFactor(
+/** A typed factor's check under the attempt limits, by its module: the factor's share, or a refusal. */
+export async function typedShare(
   ctx: LoginContext,
   grant: FactorCaller,
   module: FactorModule,
   value: unknown,
   address: string,
-): Promise<Answer> {
+): Promise<KeyShare> {
   const check = module.check!;
   const record = await ctx.mfaStore.load(grant.userId);
   if (!record) throw new HttpError(404, 'MFA_NOT_ENABLED', 'MFA is not enabled for this user');
@@ -104,4 +104,15 @@ export async function typedFactor(
   return limitedFactor(ctx, { userId: grant.userId, address }, check.auditName, () =>
     check.open(ctx, record, value, grant),
   );
+}
+
+/** `typedShare` as a route's answer (`{share}`). */
+export async function typedFactor(
+  ctx: LoginContext,
+  grant: FactorCaller,
+  module: FactorModule,
+  value: unknown,
+  address: string,
+): Promise<Answer> {
+  return [200, { share: await typedShare(ctx, grant, module, value, address) }];
 }

@@ -40,8 +40,15 @@ export const de = {
   exportStale:
     'Um Ihren Schlüssel zu exportieren, melden Sie sich in der App erneut an und öffnen Sie diese Seite innerhalb von 5 Minuten.',
   exportMfa:
-    'Der Schlüsselexport für Konten mit Zwei-Faktor-Prüfung ist auf dieser Seite noch nicht verfügbar.',
+    'Der Schlüsselexport hier braucht ein Passwort, eine Wiederherstellungsphrase oder eine Authenticator-App für die Zwei-Faktor-Prüfung, und dieses Konto hat nichts davon.',
   exportOff: 'Diese App bietet hier keinen Schlüsselexport an.',
+  exportFactor:
+    'Ihr Konto nutzt die Zwei-Faktor-Prüfung: Geben Sie einen Ihrer zweiten Faktoren ein, um Ihren privaten Schlüssel hier – und nur hier – anzuzeigen. Wer ihn sieht, kontrolliert Ihr Konto und Ihr Guthaben: Halten Sie ihn geheim.',
+  factorPassword: 'Passwort',
+  factorBackupPhrase: 'Wiederherstellungsphrase (24 Wörter)',
+  factorAuthenticatorCode: 'Code aus Ihrer Authenticator-App',
+  wrongFactor: 'Das war nicht richtig. Prüfen Sie die Eingabe und versuchen Sie es erneut.',
+  tooManyAttempts: 'Zu viele falsche Versuche. Warten Sie einige Minuten und versuchen Sie es dann erneut.',
 };
 
 export const es = {
@@ -83,8 +90,15 @@ export const es = {
   exportStale:
     'Para exportar tu clave, vuelve a iniciar sesión en la app y abre esta página en menos de 5 minutos.',
   exportMfa:
-    'La exportación de claves para cuentas con verificación en dos pasos aún no está disponible en esta página.',
+    'Exportar la clave aquí requiere una contraseña, una frase de respaldo o una app de autenticación para la verificación en dos pasos, y esta cuenta no tiene ninguna.',
   exportOff: 'Esta app no ofrece aquí la exportación de la clave.',
+  exportFactor:
+    'Tu cuenta usa verificación en dos pasos: introduce uno de tus segundos factores para mostrar tu clave privada aquí, y solo aquí. Quien la vea controla tu cuenta y sus fondos: mantenla en secreto.',
+  factorPassword: 'Contraseña',
+  factorBackupPhrase: 'Frase de respaldo (24 palabras)',
+  factorAuthenticatorCode: 'Código de tu app de autenticación',
+  wrongFactor: 'No es correcto. Revísalo y vuelve a intentarlo.',
+  tooManyAttempts: 'Demasiados intentos fallidos. Espera unos minutos y vuelve a intentarlo.',
 };
 
 export const fr = {
@@ -127,8 +141,15 @@ export const fr = {
   exportStale:
     "Pour exporter votre clé, reconnectez-vous dans l'application, puis ouvrez cette page dans les 5 minutes.",
   exportMfa:
-    "L'export de clé pour les comptes avec vérification en deux étapes n'est pas encore disponible sur cette page.",
+    "L'export de la clé ici demande un mot de passe, une phrase de secours ou une application d'authentification pour la vérification en deux étapes, et ce compte n'en a aucun.",
   exportOff: "Cette application ne propose pas l'export de la clé ici.",
+  exportFactor:
+    "Votre compte utilise la vérification en deux étapes : saisissez l'un de vos seconds facteurs pour afficher votre clé privée ici, et seulement ici. Quiconque la voit contrôle votre compte et ses fonds : gardez-la secrète.",
+  factorPassword: 'Mot de passe',
+  factorBackupPhrase: 'Phrase de secours (24 mots)',
+  factorAuthenticatorCode: "Code de votre application d'authentification",
+  wrongFactor: "Ce n'est pas correct. Vérifiez et réessayez.",
+  tooManyAttempts: 'Trop de tentatives erronées. Attendez quelques minutes, puis réessayez.',
 };
 
 export const pt = {
@@ -170,8 +191,15 @@ export const pt = {
   exportStale:
     'Para exportar a sua chave, inicie sessão de novo na app e abra esta página dentro de 5 minutos.',
   exportMfa:
-    'A exportação da chave para contas com verificação em dois passos ainda não está disponível nesta página.',
+    'Exportar a chave aqui requer uma palavra-passe, uma frase de recuperação ou uma app de autenticação para a verificação em dois passos, e esta conta não tem nenhuma.',
   exportOff: 'Esta app não oferece aqui a exportação da chave.',
+  exportFactor:
+    'A sua conta usa verificação em dois passos: introduza um dos seus segundos fatores para mostrar a sua chave privada aqui, e só aqui. Quem a vir controla a sua conta e os seus fundos: mantenha-a secreta.',
+  factorPassword: 'Palavra-passe',
+  factorBackupPhrase: 'Frase de recuperação (24 palavras)',
+  factorAuthenticatorCode: 'Código da sua app de autenticação',
+  wrongFactor: 'Não está correto. Verifique e tente de novo.',
+  tooManyAttempts: 'Demasiadas tentativas erradas. Aguarde alguns minutos e tente de novo.',
 };
 
 export const nl = {
@@ -213,6 +241,13 @@ export const nl = {
   exportStale:
     'Meld u opnieuw aan in de app en open deze pagina binnen 5 minuten om uw sleutel te exporteren.',
   exportMfa:
-    'Sleutelexport voor accounts met verificatie in twee stappen is op deze pagina nog niet beschikbaar.',
+    'Sleutelexport hier vraagt een wachtwoord, herstelzin of authenticator-app voor verificatie in twee stappen, en dit account heeft er geen.',
   exportOff: 'Deze app biedt hier geen sleutelexport aan.',
+  exportFactor:
+    'Uw account gebruikt verificatie in twee stappen: voer een van uw tweede factoren in om uw privésleutel hier, en alleen hier, te tonen. Wie hem ziet, beheert uw account en het tegoed: houd hem geheim.',
+  factorPassword: 'Wachtwoord',
+  factorBackupPhrase: 'Herstelzin (24 woorden)',
+  factorAuthenticatorCode: 'Code uit uw authenticator-app',
+  wrongFactor: 'Dat klopt niet. Controleer het en probeer het opnieuw.',
+  tooManyAttempts: 'Te veel onjuiste pogingen. Wacht een paar minuten en probeer het dan opnieuw.',
 };

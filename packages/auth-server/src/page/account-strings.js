@@ -42,8 +42,16 @@ export const ACCOUNT_STRINGS = {
       'You can show your private key here, and only here. Anyone who sees it controls your account and its funds: keep it secret.',
     exportShow: 'Show my private key',
     exportStale: 'To export your key, sign in again in the app, then open this page within 5 minutes.',
-    exportMfa: 'Key export for accounts with two-step verification is not available on this page yet.',
+    exportMfa:
+      'Key export here needs a password, backup phrase or authenticator app for two-step verification, and this account has none of them.',
     exportOff: 'This app does not offer key export here.',
+    exportFactor:
+      'Your account uses two-step verification: enter one of your second factors to show your private key here, and only here. Anyone who sees it controls your account and its funds: keep it secret.',
+    factorPassword: 'Password',
+    factorBackupPhrase: 'Backup phrase (24 words)',
+    factorAuthenticatorCode: 'Code from your authenticator app',
+    wrongFactor: 'That was not right. Check it and try again.',
+    tooManyAttempts: 'Too many wrong attempts. Wait a few minutes, then try again.',
   },
   de,
   es,

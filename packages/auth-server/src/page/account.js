@@ -3,7 +3,7 @@
 // Referer); the page trades it once for its own page token, kept in this tab's sessionStorage on
 // the service's origin, so a reload keeps the page and the app's origin never sees the token.
 import { setAccountLanguage, ta } from './account-strings.js';
-import { $, post } from './page.js';
+import { $, field, post } from './page.js';
 
 const TOKEN = 'portico-account-token';
 const EXPIRED = new Set(['ACCOUNT_PAGE_EXPIRED', 'ACCOUNT_TICKET_INVALID']);
@@ -12,9 +12,30 @@ const EXPIRED = new Set(['ACCOUNT_PAGE_EXPIRED', 'ACCOUNT_TICKET_INVALID']);
 /** @typedef {{ id: string, createdAt: number, lastUsedAt: number, transports: string[] }} Passkey */
 /** @typedef {{ id: string, createdAt: number, lastUsedAt?: number, transports: string[] }} MfaPasskey */
 /** @typedef {{ id: string, addedAt?: number, revoked: boolean, revokedAt?: number }} MfaDevice */
-/** @typedef {{ sessions: Session[], passkeys: Passkey[], mfaPasskeys: MfaPasskey[], mfaDevices: MfaDevice[], passkeyOnly: boolean, export: 'offered' | 'stale' | 'mfa' | 'off' }} State */
+/** @typedef {{ sessions: Session[], passkeys: Passkey[], mfaPasskeys: MfaPasskey[], mfaDevices: MfaDevice[], passkeyOnly: boolean, export: 'offered' | 'stale' | 'factor' | 'mfa' | 'off', exportFactors?: string[] }} State */
 
-const EXPORT_NOTES = { offered: 'exportOffered', stale: 'exportStale', mfa: 'exportMfa', off: 'exportOff' };
+const EXPORT_NOTES = {
+  offered: 'exportOffered',
+  stale: 'exportStale',
+  factor: 'exportFactor',
+  mfa: 'exportMfa',
+  off: 'exportOff',
+};
+/** The typed factors an MFA account's export takes (their body fields), and their names. */
+const FACTOR_NAMES = {
+  password: 'factorPassword',
+  backupPhrase: 'factorBackupPhrase',
+  authenticatorCode: 'factorAuthenticatorCode',
+};
+/** Refusals the page explains in its own words. */
+const REFUSALS = {
+  LAST_PASSKEY: 'lastPasskey',
+  MFA_FACTOR_INVALID: 'wrongFactor',
+  TOO_MANY_ATTEMPTS: 'tooManyAttempts',
+};
+
+/** The factor chosen for the export (its body field), '' when none is asked for. */
+let exportFactor = '';
 
 let lang = 'en';
 
@@ -94,9 +115,52 @@ function render(state) {
   }
   $('mfa-passkeys-part').hidden = mfaPasskeys.childElementCount === 0;
   renderDevices(state.mfaDevices ?? []);
-  $('export-note').textContent = ta(EXPORT_NOTES[state.export] ?? 'exportOff');
-  $('export-show').hidden = state.export !== 'offered' || !$('export-key').hidden;
+  renderExport(state);
   showOnly('account');
+}
+
+/**
+ * The export part: the note, and the button; for an MFA account (`factor`) a field for one of its
+ * typed factors (a choice when it has several). Once the key is shown, nothing more is offered.
+ * @param {State} state
+ */
+function renderExport(state) {
+  const shown = !$('export-key').hidden;
+  $('export-note').textContent = ta(EXPORT_NOTES[state.export] ?? 'exportOff');
+  const factors =
+    state.export === 'factor' && !shown ? (state.exportFactors ?? []).filter((f) => f in FACTOR_NAMES) : [];
+  if (!factors.includes(exportFactor)) chooseFactor(factors[0] ?? '');
+  const choice = $('export-choice');
+  choice.replaceChildren();
+  for (const f of factors.length > 1 ? factors : []) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.dataset.factor = f;
+    button.textContent = ta(FACTOR_NAMES[f]);
+    if (f === exportFactor) button.classList.add('selected');
+    button.addEventListener('click', () => {
+      chooseFactor(f);
+      renderExport(state);
+    });
+    choice.append(button);
+  }
+  choice.hidden = factors.length < 2;
+  const offered = state.export === 'offered' || (state.export === 'factor' && exportFactor !== '');
+  $('export-show').hidden = shown || !offered;
+}
+
+/** Asks for factor `f` (a body field; '' for none), emptying what was typed for another. */
+function chooseFactor(f) {
+  const input = field('export-factor');
+  if (f !== exportFactor) input.value = '';
+  exportFactor = f;
+  input.hidden = $('export-factor-label').hidden = f === '';
+  if (f === '') return;
+  $('export-factor-label').textContent = ta(FACTOR_NAMES[f]);
+  input.type = f === 'password' ? 'password' : 'text';
+  if (f === 'authenticatorCode') input.inputMode = 'numeric';
+  else input.removeAttribute('inputmode');
+  input.autocomplete = f === 'authenticatorCode' ? 'one-time-code' : 'off';
 }
 
 /**
@@ -131,7 +195,8 @@ function failed(err) {
     return message('expired');
   }
   const note = $('account-error');
-  note.textContent = err.code === 'LAST_PASSKEY' ? ta('lastPasskey') : `${ta('error')}: ${err.message}`;
+  const own = Object.hasOwn(REFUSALS, err.code) ? REFUSALS[err.code] : undefined;
+  note.textContent = own ? ta(own) : `${ta('error')}: ${err.message}`;
   note.hidden = false;
   if ($('account').hidden) showOnly('account');
 }
@@ -150,14 +215,25 @@ async function act(path, body) {
   }
 }
 
-/** Shows the key on this page only (the service's origin); the app's window never gets it. */
-async function showKey() {
+/**
+ * Shows the key on this page only (the service's origin); the app's window never gets it. An MFA
+ * account's export carries the typed factor, emptied from the field whatever the answer.
+ * @param {Event} event
+ */
+async function showKey(event) {
+  event.preventDefault();
   $('account-error').hidden = true;
+  /** @type {Record<string, string | null>} */
+  const body = { token: sessionStorage.getItem(TOKEN) };
+  if (exportFactor) body[exportFactor] = field('export-factor').value;
+  field('export-factor').value = '';
   try {
-    const { privKey } = await post('/api/account/export', { token: sessionStorage.getItem(TOKEN) });
+    const { privKey } = await post('/api/account/export', body);
     $('export-key').textContent = privKey;
     $('export-key').hidden = false;
     $('export-show').hidden = true;
+    $('export-choice').hidden = true;
+    chooseFactor('');
   } catch (err) {
     failed(err);
   }
@@ -179,7 +255,7 @@ async function start() {
   $('powered').textContent = ta('powered');
   $('export-title').textContent = ta('exportTitle');
   $('export-show').textContent = ta('exportShow');
-  $('export-show').addEventListener('click', showKey);
+  $('export-form').addEventListener('submit', showKey);
   const ticket = new URLSearchParams(location.hash.slice(1)).get('ticket');
   try {
     if (ticket) {
