@@ -73,7 +73,7 @@ describe('the backup-phrase factor: setup', () => {
     assert.deepEqual(Object.keys(out), ['backupPhrase']);
     const phrase = out.backupPhrase!;
     assert.equal(phrase.split(' ').length, 24);
-    assert.ok(validateMnemonic(phrase, wordlist));
+    assert.ok(validateMnemonic(phrase, wordlist), 'a valid BIP-39 phrase');
     assert.equal(bytesToHex(mnemonicToEntropy(phrase, wordlist)), share.value);
     assert.equal(phrase, phraseOf(share));
   });
@@ -114,7 +114,7 @@ describe('the backup-phrase factor: check', () => {
     const entropy = hexToBytes(a.backup.value);
     entropy[31] ^= 1;
     const changed = entropyToMnemonic(entropy, wordlist);
-    assert.ok(validateMnemonic(changed, wordlist));
+    assert.ok(validateMnemonic(changed, wordlist), 'the changed phrase has a valid checksum');
     assert.deepEqual(await check.open(NO_CTX, a.record, changed, CALLER), WRONG);
   });
 
@@ -123,7 +123,7 @@ describe('the backup-phrase factor: check', () => {
     const i = wordlist.indexOf(words[5]!);
     words[5] = wordlist[(i + 1) % wordlist.length]!;
     const typo = words.join(' ');
-    assert.ok(!validateMnemonic(typo, wordlist));
+    assert.ok(!validateMnemonic(typo, wordlist), 'the typo fails the checksum');
     assert.deepEqual(await check.open(NO_CTX, a.record, typo, CALLER), WRONG);
     words[5] = 'notaword';
     assert.deepEqual(await check.open(NO_CTX, a.record, words.join(' '), CALLER), WRONG);
@@ -211,7 +211,7 @@ describe('the backup-phrase factor at /api/mfa/factor (attempt limits, SQLite)',
       },
     });
     const trail = JSON.stringify(await h.store.readAudit({}));
-    assert.ok(!trail.includes(wrong) && !trail.includes(phrase));
+    assert.ok(!trail.includes(wrong) && !trail.includes(phrase), 'no phrase in the audit trail');
     shareOf(await h.factorCall(sessionId, { backupPhrase: phrase }));
     assert.deepEqual(await h.failures('ada'), { user: 0, address: 1 });
   });

@@ -214,13 +214,16 @@ describe('the password factor at /api/mfa/factor (attempt limits, SQLite)', { ti
       event: 'mfa.factor',
       detail: { factor: 'password', address: ADDRESS, outcome: 'failure', reason: 'Wrong password' },
     });
-    assert.ok(!JSON.stringify(await h.store.readAudit({})).includes('wrong password'));
+    assert.ok(
+      !JSON.stringify(await h.store.readAudit({})).includes('wrong password'),
+      'the typed password is not in the audit trail',
+    );
   });
 
   it('the failure factor’s wrong password starts a wait; the right one after it clears the user’s count', async () => {
     await assert.rejects(h.factorCall(sessionId, { password: 'wrong password' }));
     await assert.rejects(h.factorCall(sessionId, { password: 'wrong password' }), (err: unknown) => {
-      assert.ok(err instanceof HttpError);
+      assert.ok(err instanceof HttpError, String(err));
       assert.equal(err.code, 'MFA_FACTOR_INVALID');
       assert.match(err.message, /^Wrong password\. /);
       assert.deepEqual(err.details, { retryAfter: LIMITS.waitIncrementSeconds });

@@ -74,7 +74,7 @@ function rejectsWith(status: number, code: string, message: string) {
 
 /** A thrown error that is neither an HttpError nor a VerifierError (a store failure). */
 function storeFailure(err: unknown) {
-  assert.ok(err instanceof Error);
+  assert.ok(err instanceof Error, String(err));
   assert.ok(!(err instanceof HttpError) && !(err instanceof VerifierError), String(err));
   return true;
 }
@@ -435,7 +435,7 @@ describe('the social-backup factor', { timeout: 120_000 }, () => {
       const trail = await h.audit('ada-route');
       assert.notEqual(trail.at(-1)?.detail.address, '192.0.2.50');
       // The attempt was counted before the factor threw, and nothing takes it back: it counts like a
-      // failure that the audit trail does not show (the route's rule today, reported in issue 31).
+      // failure that the audit trail does not show (the route's rule today).
       assert.deepEqual(await h.failures('ada-route', '192.0.2.50'), {
         user: before.user + 1,
         address: 1,
