@@ -66,6 +66,19 @@ export const MODULES = {
     mutate: 'packages/auth-server/src/authenticator.ts',
     tests: ['packages/auth-server/test/authenticator-code.test.ts'],
   },
+  // The typed second factors without a fast test before issue 31: setup, sealing, the check.
+  'password-factor': {
+    mutate: 'packages/auth-server/src/factors/password.ts',
+    tests: ['packages/auth-server/test/password-factor.test.ts'],
+  },
+  'backup-phrase-factor': {
+    mutate: 'packages/auth-server/src/factors/backup-phrase.ts',
+    tests: ['packages/auth-server/test/backup-phrase-factor.test.ts'],
+  },
+  'social-backup-factor': {
+    mutate: 'packages/auth-server/src/factors/social-backup.ts',
+    tests: ['packages/auth-server/test/social-backup-factor.test.ts'],
+  },
   'sqlite-credit-ledger': {
     mutate: 'packages/gateway/src/credits/sqlite-credit-ledger.ts',
     tests: ['packages/gateway/test/durable-credits.test.ts'],
