@@ -422,7 +422,7 @@ describe('the social-backup factor', { timeout: 120_000 }, () => {
       assert.deepEqual(await h.failures('ada-route'), { user: 2, address: 2 });
     });
 
-    it('the account’s own verifier is refused (400) and not audited as a failure', async () => {
+    it('the account’s own verifier is refused (400), counted and audited as a failure', async () => {
       const before = await h.failures('ada-route', '192.0.2.50');
       await assert.rejects(
         call('main-verifier', 'ada-route', '192.0.2.50'),
@@ -433,9 +433,12 @@ describe('the social-backup factor', { timeout: 120_000 }, () => {
         ),
       );
       const trail = await h.audit('ada-route');
-      assert.notEqual(trail.at(-1)?.detail.address, '192.0.2.50');
-      // The attempt was counted before the factor threw, and nothing takes it back: it counts like a
-      // failure that the audit trail does not show (the route's rule today).
+      assert.deepEqual(
+        [trail.at(-1)?.detail.address, trail.at(-1)?.detail.outcome, trail.at(-1)?.detail.reason],
+        ['192.0.2.50', 'failure', 'The social backup factor needs a different verifier than the login'],
+        'the refusal is in the audit trail',
+      );
+      // The attempt was counted before the factor threw, like any failure.
       assert.deepEqual(await h.failures('ada-route', '192.0.2.50'), {
         user: before.user + 1,
         address: 1,

@@ -68,7 +68,16 @@ async function limitedFactor(
     });
     throw gate.error;
   }
-  const result = await check();
+  let result: CheckResult;
+  try {
+    result = await check();
+  } catch (err) {
+    // A check that throws (a social login refused, the store down) has used the attempt `begin`
+    // counted: the trail shows it as every other outcome.
+    const reason = err instanceof HttpError ? err.message : 'the check failed';
+    await audit.record('mfa.factor', subjects.userId, { ...where, outcome: 'failure', reason });
+    throw err;
+  }
   if ('share' in result) {
     await attempts.succeeded(subjects);
     await audit.record('mfa.factor', subjects.userId, { ...where, outcome: 'success' });
