@@ -7,13 +7,12 @@
 // a lost one is revoked, after which its share opens nothing. The service's public URL is
 // `http://localhost:<port>` (WebAuthn's secure context).
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type AuthServer, startAuthServer } from '@portico/auth-server';
-import { CHROMIUM_ARGS, CHROMIUM_PATH, tempDir } from '@portico/testkit';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, freePort, tempDir } from '@portico/testkit';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { type BrowserApp, startBrowserApp } from './browser-app.ts';
+import { virtualAuthenticator } from './virtual-authenticator.ts';
 
 const CLIENT_ID = 'BHr_dKcxC0ecKn_2dZQmQeNdjPgWykMkcodEHkVvPMo71qzOV6SgtoN8KCvFdLN7bf34JOm89vWQMLFmSfIo84A';
 const ADMIN = 'admin-token-for-the-account-page-test';
@@ -42,31 +41,6 @@ window.ready = (async () => {
 interface AuditEntry {
   event: string;
   detail: { outcome?: string; credential?: string; reason?: string; deviceId?: string; by?: string };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((ok) => server.close(() => ok()));
-  return port;
-}
-
-/** Chrome's virtual authenticator on a page: a CTAP2 device with resident keys, the user verified. */
-async function virtualAuthenticator(page: Page) {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('WebAuthn.enable', { enableUI: false });
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
-  return { cdp, authenticatorId };
 }
 
 describe('the account page in Chromium', { timeout: 180_000 }, () => {

@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type AuthServer, startAuthServer } from '@portico/auth-server';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, tempDir } from '@portico/testkit';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 import { type BrowserApp, startBrowserApp } from './browser-app.ts';
+import { virtualAuthenticator } from './virtual-authenticator.ts';
 
 const CLIENT_ID = 'BHr_dKcxC0ecKn_2dZQmQeNdjPgWykMkcodEHkVvPMo71qzOV6SgtoN8KCvFdLN7bf34JOm89vWQMLFmSfIo84A';
 
@@ -26,21 +27,6 @@ window.ready = (async () => {
   );
 })();
 `;
-
-async function virtualAuthenticator(page: Page): Promise<void> {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('WebAuthn.enable', { enableUI: false });
-  await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
-}
 
 describe('passkeys on the development auth service in Chromium', { timeout: 180_000 }, () => {
   const dir = tempDir('portico-auth-dev-passkey-');

@@ -9,14 +9,13 @@
 // The service's public URL is `http://localhost:<port>`: WebAuthn takes localhost as a secure
 // context and RP ID, never an IP.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type AuthServer, startAuthServer } from '@portico/auth-server';
-import { CHROMIUM_ARGS, CHROMIUM_PATH, tempDir } from '@portico/testkit';
-import { type Browser, type CDPSession, chromium, type Page } from 'playwright-core';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, freePort, tempDir } from '@portico/testkit';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { type BrowserApp, startBrowserApp } from './browser-app.ts';
 import { park, post } from './helpers.ts';
+import { virtualAuthenticator } from './virtual-authenticator.ts';
 
 const CLIENT_ID = 'BHr_dKcxC0ecKn_2dZQmQeNdjPgWykMkcodEHkVvPMo71qzOV6SgtoN8KCvFdLN7bf34JOm89vWQMLFmSfIo84A';
 
@@ -54,30 +53,6 @@ interface VirtualCredential {
 }
 
 /** A port free a moment ago (the service's public URL must name it before it listens). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((ok) => server.close(() => ok()));
-  return port;
-}
-
-/** Chrome's virtual authenticator on a page (the login popup): a CTAP2 device with UV. */
-async function virtualAuthenticator(page: Page): Promise<{ cdp: CDPSession; id: string }> {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('WebAuthn.enable', { enableUI: false });
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
-  return { cdp, id: authenticatorId };
-}
 
 describe('passkeys in Chromium (virtual WebAuthn authenticator)', { timeout: 180_000 }, () => {
   const dir = tempDir('portico-auth-passkey-browser-');
@@ -158,7 +133,7 @@ describe('passkeys in Chromium (virtual WebAuthn authenticator)', { timeout: 180
       await popup.waitForSelector('#passkey:not([hidden]) #passkey-signin:not([hidden])');
       const device = await virtualAuthenticator(popup);
       await device.cdp.send('WebAuthn.addCredential', {
-        authenticatorId: device.id,
+        authenticatorId: device.authenticatorId,
         credential: credential!,
       });
       await popup.click('#passkey-signin');
@@ -228,7 +203,7 @@ describe('passkeys in Chromium (virtual WebAuthn authenticator)', { timeout: 180
       await popup.waitForSelector('#mfa-recover:not([hidden]) [data-factor="passkeysFactor"]');
       const device = await virtualAuthenticator(popup);
       await device.cdp.send('WebAuthn.addCredential', {
-        authenticatorId: device.id,
+        authenticatorId: device.authenticatorId,
         credential: credential!,
       });
       await popup.click('#mfa-recover-submit');
@@ -265,7 +240,10 @@ describe('passkeys in Chromium (virtual WebAuthn authenticator)', { timeout: 180
     await popup.waitForSelector('#passkey:not([hidden]) #passkey-signin:not([hidden])');
     // A device with no passkey for this site: the browser's request ends in NotAllowedError.
     const device = await virtualAuthenticator(popup);
-    await device.cdp.send('WebAuthn.setUserVerified', { authenticatorId: device.id, isUserVerified: false });
+    await device.cdp.send('WebAuthn.setUserVerified', {
+      authenticatorId: device.authenticatorId,
+      isUserVerified: false,
+    });
     await popup.click('#passkey-signin');
     await popup.waitForSelector('#passkey-error:not([hidden])', { timeout: 60_000 });
     assert.match((await popup.textContent('#passkey-error')) ?? '', /cancelled or timed out/);

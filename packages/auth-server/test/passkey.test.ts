@@ -7,13 +7,11 @@
 // back, no user verification); the audit trail; the per-address rate limit; and challenges shared
 // by two instances on PostgreSQL (issued by one, answered at the other, never twice).
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { decodeB64Params, type SessionPayload } from '@portico/auth';
 import { decryptJson, signStoreMessage, storeKeyOf } from '@portico/auth/protocol';
 import { type AuthServer, startAuthServer } from '@portico/auth-server';
-import { type FreshDatabase, freshDatabase, serviceUrl, tempDir } from '@portico/testkit';
+import { type FreshDatabase, freePort, freshDatabase, serviceUrl, tempDir } from '@portico/testkit';
 import { KeyService } from '../src/keys.ts';
 import { type JwksIssuer, park, post, startJwksIssuer } from './helpers.ts';
 import { SoftAuthenticator } from './soft-authenticator.ts';
@@ -470,10 +468,3 @@ describe('passkey challenges and credentials on PostgreSQL, two instances', {
 });
 
 /** A port free a moment ago (the instances below listen on known ports behind one public URL). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((ok) => server.close(() => ok()));
-  return port;
-}
