@@ -34,7 +34,7 @@ interface AuditEntry {
   detail: Record<string, unknown>;
 }
 
-describe('the account page revokes MFA devices (SQLite)', { timeout: 180_000 }, () => {
+describe('the account page revokes MFA devices (SQLite)', { timeout: 600_000 }, () => {
   const dir = tempDir('portico-auth-account-devices-');
   let issuer: JwksIssuer;
   let server: AuthServer;

@@ -32,7 +32,7 @@ window.ready = (async () => {
 })();
 `;
 
-describe('key export for an MFA user on the account page in Chromium', { timeout: 180_000 }, () => {
+describe('key export for an MFA user on the account page in Chromium', { timeout: 600_000 }, () => {
   const dir = tempDir('portico-auth-account-export-mfa-');
   let server: AuthServer | undefined;
   let app: BrowserApp | undefined;

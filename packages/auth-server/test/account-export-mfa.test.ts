@@ -31,7 +31,7 @@ interface AuditEntry {
   detail: Record<string, unknown>;
 }
 
-describe('key export for MFA users on the account page (SQLite)', { timeout: 180_000 }, () => {
+describe('key export for MFA users on the account page (SQLite)', { timeout: 600_000 }, () => {
   const dir = tempDir('portico-auth-account-export-mfa-');
   let issuer: JwksIssuer;
   let server: AuthServer;

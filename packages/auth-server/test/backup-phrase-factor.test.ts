@@ -167,7 +167,7 @@ describe('the backup-phrase factor: check', () => {
   });
 });
 
-describe('the backup-phrase factor at /api/mfa/factor (attempt limits, SQLite)', { timeout: 120_000 }, () => {
+describe('the backup-phrase factor at /api/mfa/factor (attempt limits, SQLite)', { timeout: 600_000 }, () => {
   let h: FactorHarness;
   let sessionId: string;
   let key: string;

@@ -44,7 +44,7 @@ type Credential = Record<string, unknown>;
 type Outcome = { ok?: unknown; code?: string; message?: string };
 
 describe('confirming the MFA passkey for an app that never holds the key, in Chromium', {
-  timeout: 240_000,
+  timeout: 600_000,
 }, () => {
   const dir = tempDir('portico-auth-confirm-browser-');
   let server: AuthServer;

@@ -18,7 +18,7 @@ async function payloadOf(base: string, sessionId: string): Promise<Record<string
   return decryptJson<Record<string, unknown>>(sessionId, res.body.data!);
 }
 
-describe('the login page’s confirmation step under export policy user', { timeout: 120_000 }, () => {
+describe('the login page’s confirmation step under export policy user', { timeout: 600_000 }, () => {
   const h = new Harness();
   let device: SoftAuthenticator;
   before(async () => {

@@ -43,7 +43,7 @@ function answer(h: Harness, token: string, challengeId: string, response: unknow
   });
 }
 
-describe('the passkey confirmation page’s ticket', { timeout: 120_000 }, () => {
+describe('the passkey confirmation page’s ticket', { timeout: 600_000 }, () => {
   const h = new Harness();
   let device: SoftAuthenticator;
   before(async () => {
@@ -176,7 +176,7 @@ describe('the passkey confirmation page’s ticket', { timeout: 120_000 }, () =>
   });
 });
 
-describe('the passkey confirmation page under the rate limits', { timeout: 120_000 }, () => {
+describe('the passkey confirmation page under the rate limits', { timeout: 600_000 }, () => {
   const h = new Harness();
   before(() => h.start({ rateLimits: { tokensPerMinute: 3 } }));
   after(() => h.stop());
