@@ -176,7 +176,7 @@ describe('the password factor: check', () => {
   });
 });
 
-describe('the password factor at /api/mfa/factor (attempt limits, SQLite)', { timeout: 120_000 }, () => {
+describe('the password factor at /api/mfa/factor (attempt limits, SQLite)', { timeout: 600_000 }, () => {
   let h: FactorHarness;
   let sessionId: string;
   let key: string;

@@ -79,7 +79,7 @@ function storeFailure(err: unknown) {
   return true;
 }
 
-describe('the social-backup factor', { timeout: 120_000 }, () => {
+describe('the social-backup factor', { timeout: 600_000 }, () => {
   let h: FactorHarness;
   /** A JWT verifier whose store is closed: its replay mark fails as a store would. */
   const brokenDir = tempDir('portico-social-broken-');
