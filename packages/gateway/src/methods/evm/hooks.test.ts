@@ -46,3 +46,21 @@ test('an eth_blockNumber answer reports the upstream head; other answers report 
   assert.equal(evmHooks.headOfAnswer?.('eth_blockNumber', JsonResult.ofText('"oops"')), undefined);
   assert.equal(evmHooks.headOfAnswer?.('eth_chainId', JsonResult.ofText('"0x1f"')), undefined);
 });
+
+test('a receipt or a mined transaction reports its block, read from the node’s text; a pending one, garbage or null none', () => {
+  const head = (method: string, text: string) => evmHooks.headOfAnswer?.(method, JsonResult.ofText(text));
+  const receipt =
+    '{"blockHash":"0xab","blockNumber" : "0x1a2b","logs":[{"blockNumber":"0x1a2b","logIndex":"0x0"}],"status":"0x1"}';
+  assert.equal(head('eth_getTransactionReceipt', receipt), 0x1a2b);
+  assert.equal(head('eth_getTransactionByHash', '{"hash":"0x55","blockNumber":"0x10","input":"0x"}'), 16);
+  // Pending: no block yet, and no number elsewhere in it.
+  assert.equal(
+    head('eth_getTransactionByHash', '{"hash":"0x55","blockNumber":null,"input":"0x"}'),
+    undefined,
+  );
+  assert.equal(head('eth_getTransactionReceipt', 'null'), undefined);
+  // Not JSON: no head, and no throw (the answer itself is judged elsewhere).
+  assert.equal(head('eth_getTransactionReceipt', '{"blockNumber":'), undefined);
+  // Other methods' blockNumber fields say nothing of a head.
+  assert.equal(head('eth_call', '{"blockNumber":"0x10"}'), undefined);
+});
