@@ -8,6 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type Gateway, parseConfig, startGateway } from '@portico/gateway';
+import { postOnly } from './harness.ts';
 
 /** Block 0x1 as the node writes it: spaces and member order that a re-serialisation would change. */
 const BLOCK_1 = `{"number":"0x1", "hash":"0x${'ab'.repeat(32)}" ,"transactions":[ ],"gasLimit":"0x1c9c380"}`;
@@ -24,29 +25,31 @@ const RESULTS: Record<string, Buffer> = {
 
 /** Calls for block 0x1 (the gateway's own head polls are not counted). */
 let block1Calls = 0;
-const upstream = createServer((request, response) => {
-  const chunks: Buffer[] = [];
-  request.on('data', (chunk: Buffer) => chunks.push(chunk));
-  request.on('end', () => {
-    const call = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-      id: number;
-      method: string;
-      params: unknown[];
-    };
-    if (call.method === 'eth_getBlockByNumber' && call.params[0] === '0x1') block1Calls += 1;
-    const result =
-      call.method === 'eth_getBlockByNumber'
-        ? Buffer.from(call.params[0] === '0x1' ? BLOCK_1 : HEAD)
-        : (RESULTS[call.method] ?? Buffer.from('null'));
-    const body = Buffer.concat([
-      Buffer.from(`{"jsonrpc":"2.0","id":${call.id},"result":`),
-      result,
-      Buffer.from('}'),
-    ]);
-    response.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
-    response.end(body);
-  });
-});
+const upstream = createServer(
+  postOnly((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const call = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        id: number;
+        method: string;
+        params: unknown[];
+      };
+      if (call.method === 'eth_getBlockByNumber' && call.params[0] === '0x1') block1Calls += 1;
+      const result =
+        call.method === 'eth_getBlockByNumber'
+          ? Buffer.from(call.params[0] === '0x1' ? BLOCK_1 : HEAD)
+          : (RESULTS[call.method] ?? Buffer.from('null'));
+      const body = Buffer.concat([
+        Buffer.from(`{"jsonrpc":"2.0","id":${call.id},"result":`),
+        result,
+        Buffer.from('}'),
+      ]);
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
+      response.end(body);
+    });
+  }),
+);
 
 let gateway: Gateway;
 let url: string;

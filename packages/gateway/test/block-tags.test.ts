@@ -66,8 +66,8 @@ describe('blockTags configuration', () => {
     parseConfig({ networks: [{ name: 'n', chainId: 'eip155:1', upstreams: ['http://a.example'], ...extra }] })
       .networks[0];
 
-  test('agreed by default with several EVM upstreams, as the upstream says with one (or on Solana)', () => {
-    assert.equal(network({}).blockTags, 'upstream');
+  test('agreed by default with several EVM upstreams, pushed with one, as the upstream says on Solana', () => {
+    assert.equal(network({}).blockTags, 'pushed');
     assert.equal(network({ upstreams: ['http://a.example', 'http://b.example'] }).blockTags, 'agreed');
     assert.equal(
       network({ kind: 'solana', chainId: 'solana:abc', upstreams: ['http://a.example', 'http://b.example'] })
@@ -77,11 +77,12 @@ describe('blockTags configuration', () => {
     assert.equal(network({ blockTags: 'agreed' }).blockTags, 'agreed');
   });
 
-  test('pushed by default with one EVM upstream whose heads are pushed, as the upstream says when they are not', () => {
+  test('pushed by default with one EVM upstream (heads pushed from its own address or wsUpstreams), as the upstream says with headPush off', () => {
     const ws = ['ws://a.example'];
     assert.equal(network({ wsUpstreams: ws }).blockTags, 'pushed');
     assert.equal(network({ headPush: true }).blockTags, 'pushed');
     assert.equal(network({ wsUpstreams: ws, headPush: false }).blockTags, 'upstream');
+    assert.equal(network({ headPush: false }).blockTags, 'upstream');
     assert.equal(
       network({ upstreams: ['http://a.example', 'http://b.example'], wsUpstreams: [...ws, ...ws] }).blockTags,
       'agreed',

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { gatewayFor, post } from './harness.ts';
+import { gatewayFor, post, postOnly } from './harness.ts';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const fixturesDir = join(repoRoot, '..', 'shared', 'conformance', 'execution-apis', 'tests');
@@ -88,41 +88,43 @@ class ReplayUpstream {
   constructor(private readonly head: Record<string, unknown>) {}
 
   async start(): Promise<string> {
-    this.server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        const call = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-          id: unknown;
-          method: string;
-          params: unknown;
-        };
-        const key = replayKey(call.method, call.params);
-        const recorded = this.recordings.get(key);
-        let answer: Record<string, unknown>;
-        if (recorded) {
-          this.served.push(key);
-          const { id: _recordedId, ...rest } = recorded;
-          answer = { ...rest, id: call.id };
-        } else if (OWN_QUESTIONS.has(key)) {
-          const result = call.method === 'eth_blockNumber' ? this.head.number : this.head;
-          answer = { jsonrpc: '2.0', id: call.id, result };
-        } else {
-          this.misses.push(key);
-          answer = {
-            jsonrpc: '2.0',
-            id: call.id,
-            error: { code: -32000, message: `no recording for ${key}` },
+    this.server = createServer(
+      postOnly((request, response) => {
+        const chunks: Buffer[] = [];
+        request.on('data', (chunk: Buffer) => chunks.push(chunk));
+        request.on('end', () => {
+          const call = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+            id: unknown;
+            method: string;
+            params: unknown;
           };
-        }
-        const text = JSON.stringify(answer);
-        response.writeHead(200, {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(text),
+          const key = replayKey(call.method, call.params);
+          const recorded = this.recordings.get(key);
+          let answer: Record<string, unknown>;
+          if (recorded) {
+            this.served.push(key);
+            const { id: _recordedId, ...rest } = recorded;
+            answer = { ...rest, id: call.id };
+          } else if (OWN_QUESTIONS.has(key)) {
+            const result = call.method === 'eth_blockNumber' ? this.head.number : this.head;
+            answer = { jsonrpc: '2.0', id: call.id, result };
+          } else {
+            this.misses.push(key);
+            answer = {
+              jsonrpc: '2.0',
+              id: call.id,
+              error: { code: -32000, message: `no recording for ${key}` },
+            };
+          }
+          const text = JSON.stringify(answer);
+          response.writeHead(200, {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(text),
+          });
+          response.end(text);
         });
-        response.end(text);
-      });
-    });
+      }),
+    );
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }

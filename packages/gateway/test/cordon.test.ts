@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { type Anvil, startAnvil } from '@portico/devchain';
 import type { ApiKeyRecord, Gateway } from '@portico/gateway';
-import { gatewayFor, post, type RpcReply, rpc } from './harness.ts';
+import { gatewayFor, post, postOnly, type RpcReply, rpc } from './harness.ts';
 
 const ADMIN_TOKEN = 'admin-token-for-cordon-tests-0123456789';
 
@@ -19,27 +19,29 @@ const held: (() => void)[] = [];
 let holding = false;
 let reachedA = 0;
 
-const proxy = createServer((request: IncomingMessage, response: ServerResponse) => {
-  const chunks: Buffer[] = [];
-  request.on('data', (chunk: Buffer) => chunks.push(chunk));
-  request.on('end', () => {
-    const body = Buffer.concat(chunks);
-    const forward = async () => {
-      const answer = await fetch(anvils[0].url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body,
-      });
-      response.writeHead(answer.status, { 'content-type': 'application/json' });
-      response.end(await answer.text());
-    };
-    if ((JSON.parse(body.toString()) as { method: string }).method !== 'eth_getBalance')
-      return void forward();
-    reachedA += 1;
-    if (holding) held.push(() => void forward());
-    else void forward();
-  });
-});
+const proxy = createServer(
+  postOnly((request: IncomingMessage, response: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const forward = async () => {
+        const answer = await fetch(anvils[0].url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        });
+        response.writeHead(answer.status, { 'content-type': 'application/json' });
+        response.end(await answer.text());
+      };
+      if ((JSON.parse(body.toString()) as { method: string }).method !== 'eth_getBalance')
+        return void forward();
+      reachedA += 1;
+      if (holding) held.push(() => void forward());
+      else void forward();
+    });
+  }),
+);
 
 before(async () => {
   anvils = await Promise.all([startAnvil(), startAnvil()]);

@@ -1,5 +1,7 @@
 // Shared set-up for the gateway integration tests: one anvil per test file, a gateway in front of
 // it, and a raw JSON-RPC helper that shows the HTTP status and headers.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
 import { type Anvil, type EvmSeed, seedEvmChain, startAnvil } from '@portico/devchain';
 import { type Gateway, parseConfig, startGateway } from '@portico/gateway';
@@ -87,6 +89,19 @@ export type GatewayOptions = {
   extraNetworks?: Record<string, unknown>[];
   passthroughCost?: number;
 };
+
+/**
+ * A stand-in node's request handler that serves JSON-RPC over HTTP only: anything but a POST (the
+ * gateway's WebSocket handshake for pushed heads, say) is answered 405, as by a node without one.
+ */
+export function postOnly(
+  handler: (request: IncomingMessage, response: ServerResponse) => void,
+): (request: IncomingMessage, response: ServerResponse) => void {
+  return (request, response) => {
+    if (request.method === 'POST') return handler(request, response);
+    response.writeHead(405, { allow: 'POST' }).end();
+  };
+}
 
 /** Starts a gateway with the `local` network in front of `upstream`. */
 export async function gatewayFor(upstream: string, options: GatewayOptions = {}): Promise<Gateway> {

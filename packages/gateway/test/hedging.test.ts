@@ -11,6 +11,7 @@ import { type Gateway, parseConfig, startGateway } from '../src/index.ts';
 import { evmMethodTable } from '../src/methods/evm/methods.ts';
 import { HttpUpstream } from '../src/upstream/http-upstream.ts';
 import { UpstreamPool } from '../src/upstream/upstream-pool.ts';
+import { postOnly } from './harness.ts';
 import { eventually } from './shared-services.ts';
 
 /** anvil's first development account (its well-known test key). */
@@ -31,29 +32,31 @@ const ACCOUNTS = [
 async function startHoldingProxy(target: string) {
   const held: (() => void)[] = [];
   const state = { hold: false, received: 0, abandoned: 0, methods: [] as string[] };
-  const server: Server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const body = Buffer.concat(chunks).toString();
-    state.received += 1;
-    state.methods.push((JSON.parse(body) as { method: string }).method);
-    if (state.hold) {
-      let answered = false;
-      response.on('close', () => {
-        if (!answered) state.abandoned += 1;
+  const server: Server = createServer(
+    postOnly(async (request: IncomingMessage, response: ServerResponse) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      const body = Buffer.concat(chunks).toString();
+      state.received += 1;
+      state.methods.push((JSON.parse(body) as { method: string }).method);
+      if (state.hold) {
+        let answered = false;
+        response.on('close', () => {
+          if (!answered) state.abandoned += 1;
+        });
+        await new Promise<void>((resolve) => held.push(resolve));
+        answered = true;
+      }
+      if (response.destroyed) return;
+      const upstream = await fetch(target, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
       });
-      await new Promise<void>((resolve) => held.push(resolve));
-      answered = true;
-    }
-    if (response.destroyed) return;
-    const upstream = await fetch(target, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body,
-    });
-    response.writeHead(upstream.status, { 'content-type': 'application/json' });
-    response.end(await upstream.text());
-  });
+      response.writeHead(upstream.status, { 'content-type': 'application/json' });
+      response.end(await upstream.text());
+    }),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   return {

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { type Anvil, type EvmSeed, PorticoDemo, seedEvmChain, startAnvil } from '@portico/devchain';
 import { encodeFunctionData } from 'viem';
 import { type Gateway, parseConfig, startGateway } from '../src/index.ts';
-import { closedPort, remaining, rpc } from './harness.ts';
+import { closedPort, postOnly, remaining, rpc } from './harness.ts';
 
 const PASSTHROUGH = 80;
 const GATEWAY_RANGE = 20;
@@ -29,43 +29,45 @@ async function direct(url: string, method: string, params: unknown[] = []) {
 /** Forwards to anvil, but refuses eth_getLogs over more than `limit` blocks (counted). */
 async function startNarrowProxy(target: string, limit: number) {
   const state = { refused: 0, served: 0 };
-  const server: Server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk) => {
-      body += chunk;
-    });
-    request.on('end', async () => {
-      const call = JSON.parse(body) as {
-        id: number;
-        method: string;
-        params: { fromBlock: string; toBlock: string }[];
-      };
-      if (call.method === 'eth_getLogs') {
-        const { fromBlock, toBlock } = call.params[0];
-        const blocks = Number(BigInt(toBlock)) - Number(BigInt(fromBlock)) + 1;
-        if (blocks > limit) {
-          state.refused += 1;
-          response.setHeader('content-type', 'application/json');
-          response.end(
-            JSON.stringify({
-              jsonrpc: '2.0',
-              id: call.id,
-              error: { code: -32005, message: `block range too large: at most ${limit} blocks` },
-            }),
-          );
-          return;
-        }
-        state.served += 1;
-      }
-      const upstream = await fetch(target, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body,
+  const server: Server = createServer(
+    postOnly((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => {
+        body += chunk;
       });
-      response.setHeader('content-type', 'application/json');
-      response.end(await upstream.text());
-    });
-  });
+      request.on('end', async () => {
+        const call = JSON.parse(body) as {
+          id: number;
+          method: string;
+          params: { fromBlock: string; toBlock: string }[];
+        };
+        if (call.method === 'eth_getLogs') {
+          const { fromBlock, toBlock } = call.params[0];
+          const blocks = Number(BigInt(toBlock)) - Number(BigInt(fromBlock)) + 1;
+          if (blocks > limit) {
+            state.refused += 1;
+            response.setHeader('content-type', 'application/json');
+            response.end(
+              JSON.stringify({
+                jsonrpc: '2.0',
+                id: call.id,
+                error: { code: -32005, message: `block range too large: at most ${limit} blocks` },
+              }),
+            );
+            return;
+          }
+          state.served += 1;
+        }
+        const upstream = await fetch(target, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        });
+        response.setHeader('content-type', 'application/json');
+        response.end(await upstream.text());
+      });
+    }),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   // A gateway still polling this proxy keeps its keep-alive connections busy, so `close` alone

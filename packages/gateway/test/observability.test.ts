@@ -8,7 +8,7 @@ import { type Anvil, startAnvil } from '@portico/devchain';
 import pino from 'pino';
 import WebSocket from 'ws';
 import { type Gateway, parseConfig, startGateway } from '../src/index.ts';
-import { closedPort, remaining, rpc } from './harness.ts';
+import { closedPort, postOnly, remaining, rpc } from './harness.ts';
 
 const SECRET_PASSWORD = 's3cretpassw0rd';
 const SECRET_PATH = 'pathkey0123456789';
@@ -26,26 +26,28 @@ async function startGatedRelay(target: string, heldMethod: string) {
   let heldArrived = new Promise<void>((resolve) => {
     arrived = resolve;
   });
-  const server: Server = createServer(async (request, response) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const body = Buffer.concat(chunks).toString('utf8');
-    if ((JSON.parse(body) as { method?: string }).method === heldMethod) {
-      arrived();
-      await released;
-    }
-    try {
-      const answer = await fetch(target, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body,
-      });
-      const text = await answer.text();
-      response.writeHead(answer.status, { 'content-type': 'application/json' }).end(text);
-    } catch {
-      response.destroy();
-    }
-  });
+  const server: Server = createServer(
+    postOnly(async (request, response) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      const body = Buffer.concat(chunks).toString('utf8');
+      if ((JSON.parse(body) as { method?: string }).method === heldMethod) {
+        arrived();
+        await released;
+      }
+      try {
+        const answer = await fetch(target, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        });
+        const text = await answer.text();
+        response.writeHead(answer.status, { 'content-type': 'application/json' }).end(text);
+      } catch {
+        response.destroy();
+      }
+    }),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   return {

@@ -6,9 +6,13 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type Anvil, startAnvil } from '@portico/devchain';
+import { privateKeyToAccount } from 'viem/accounts';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { type Gateway, parseConfig, startGateway } from '../src/index.ts';
 import { closedPort, rpc } from './harness.ts';
+
+// anvil's first dev account.
+const ACCOUNT = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
 
 async function direct(url: string, method: string, params: unknown[] = []) {
   const response = await fetch(url, {
@@ -95,6 +99,30 @@ describe('latest from heads the node pushes', () => {
     assert.equal(await blockNumber(polled), '0x5', 'polls alone have not moved (the next is minutes away)');
   });
 
+  test('by default, heads come from the upstream’s own address as ws:// (anvil serves both)', async () => {
+    const url = await start(true, { headPush: undefined, blockTags: undefined });
+    const gateway = gateways.at(-1)!;
+    const readyz = async () =>
+      (
+        (await (await fetch(`${gateway.url}/readyz`)).json()) as {
+          networks: Record<string, { upstreams: { headsPushed: boolean }[] }>;
+        }
+      ).networks.local.upstreams[0].headsPushed;
+    assert.equal(await until(readyz, (pushed) => pushed), true, '/readyz says its heads are pushed');
+    const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+    assert.match(metrics, /portico_upstream_heads_pushed\{[^}]*\} 1/);
+    const blockNumber = async () => (await rpc(url, 'eth_blockNumber')).body.result as string;
+    const head = Number(BigInt((await direct(anvil.url, 'eth_blockNumber')) as string));
+    assert.equal(await until(blockNumber, (n) => n === `0x${head.toString(16)}`), `0x${head.toString(16)}`);
+    await direct(anvil.url, 'evm_mine');
+    const next = `0x${(head + 1).toString(16)}`;
+    assert.equal(
+      await until(blockNumber, (n) => n === next),
+      next,
+      'the pushed head arrived (the next poll is minutes away)',
+    );
+  });
+
   test('a node whose WebSocket cannot be reached: the polls still move the head', async () => {
     const url = await start(true, { headPollMs: 100, wsUpstreams: [`ws://127.0.0.1:${await closedPort()}`] });
     const head = (await direct(anvil.url, 'eth_blockNumber')) as string;
@@ -106,6 +134,10 @@ describe('latest from heads the node pushes', () => {
         }
       ).networks.local.upstreams[0].head;
     assert.equal(await until(ready, (n) => n === Number(BigInt(head))), Number(BigInt(head)));
+    const states = (await (await fetch(`${gateways.at(-1)!.url}/readyz`)).json()) as {
+      networks: Record<string, { upstreams: { headsPushed: boolean }[] }>;
+    };
+    assert.equal(states.networks.local.upstreams[0].headsPushed, false, 'no subscription: polled only');
     await direct(anvil.url, 'evm_mine');
     const next = `0x${(Number(BigInt(head)) + 1).toString(16)}`;
     const seen = await until(
@@ -185,6 +217,11 @@ describe('tags pinned by default only while heads are pushed (one upstream)', ()
       number: string;
     };
     assert.equal(latest.number, '0x3', 'latest is sent as block 3');
+    assert.equal(
+      (await rpc(url, 'eth_getBlockByNumber', ['latest', false])).headers.get('x-cache'),
+      'HIT',
+      'and cached as block 3 until the next head',
+    );
 
     socket!.send(
       JSON.stringify({
@@ -206,6 +243,36 @@ describe('tags pinned by default only while heads are pushed (one upstream)', ()
     assert.equal(receipt.blockNumber, hex(6));
     assert.equal(await blockNumber(), hex(6), 'the receipt moved the head');
     assert.equal((await rpc(url, 'eth_getBalance', [to, 'latest'])).body.result, '0x7');
+  });
+
+  test('a transaction sent through the gateway: reads at latest go to the node until a newer head is known', async () => {
+    const known = await blockNumber();
+    assert.equal(known, hex(6), 'pinned at the head of the test before');
+    const to = '0x000000000000000000000000000000000000cafe';
+    const nonce = (await direct(anvil.url, 'eth_getTransactionCount', [ACCOUNT.address, 'latest'])) as string;
+    const raw = await ACCOUNT.signTransaction({
+      chainId: 31337,
+      type: 'eip1559',
+      to,
+      value: 9n,
+      nonce: Number(BigInt(nonce)),
+      gas: 21_000n,
+      maxFeePerGas: 10n ** 10n,
+      maxPriorityFeePerGas: 1n,
+    });
+    const sent = await rpc(url, 'eth_sendRawTransaction', [raw]);
+    assert.equal(typeof sent.body.result, 'string', JSON.stringify(sent.body));
+    // anvil mined it in block 7 and pushes nothing to the stand-in: without the hold, latest would
+    // still be block 6, without the transfer.
+    assert.equal((await rpc(url, 'eth_getBalance', [to, 'latest'])).body.result, '0x9', 'read-your-write');
+    assert.equal(
+      await blockNumber(),
+      hex(7),
+      'eth_blockNumber is the node’s, and teaches the gateway block 7',
+    );
+    // A newer head is known: pinned again, and blocks mined without a push do not move it.
+    await direct(anvil.url, 'anvil_mine', ['0x2']);
+    assert.equal(await blockNumber(), hex(7), 'pinned again after the write’s block');
   });
 
   test('not pinned once the subscription is lost: tags go to the node as they are', async () => {

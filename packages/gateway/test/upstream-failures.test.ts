@@ -6,7 +6,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type ApiKeyRecord, type Gateway, parseConfig, startGateway } from '@portico/gateway';
-import { gatewayFor, remaining, rpc } from './harness.ts';
+import { gatewayFor, postOnly, remaining, rpc } from './harness.ts';
 
 const SECRET = 'upstreamApiKey0123456789';
 
@@ -16,49 +16,51 @@ let record: ApiKeyRecord;
 let upstreamUrl: string;
 const hanging: ServerResponse[] = [];
 
-const upstream = createServer((request, response) => {
-  const chunks: Buffer[] = [];
-  request.on('data', (chunk: Buffer) => chunks.push(chunk));
-  request.on('end', () => {
-    const call = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: number; method: string };
-    const json = (body: unknown, status = 200) => {
-      const text = JSON.stringify(body);
-      response.writeHead(status, { 'content-type': 'application/json' });
-      response.end(text);
-    };
-    switch (call.method) {
-      case 'eth_chainId':
-        return json({ jsonrpc: '2.0', id: call.id, result: '0x7a69' });
-      case 'eth_blockNumber':
-        // An error that quotes the upstream's own address and key, as hosted nodes do.
-        return json({
-          jsonrpc: '2.0',
-          id: call.id,
-          error: {
-            code: -32000,
-            message: `daily limit of project ${SECRET} exceeded, see ${upstreamUrl}/v3/${SECRET}?x=1`,
-          },
-        });
-      case 'eth_gasPrice':
-        response.writeHead(502, { 'content-type': 'text/html' });
-        return response.end('<html><body>502 Bad Gateway from upstream-lb.internal</body></html>');
-      case 'eth_getBlockByNumber':
-        // Healthy for the gateway's own questions (block gas limit, head tracking).
-        return json({
-          jsonrpc: '2.0',
-          id: call.id,
-          result: { number: '0x10', hash: `0x${'10'.repeat(32)}`, gasLimit: '0x1c9c380' },
-        });
-      case 'eth_getBalance':
-        return json({ jsonrpc: '2.0', id: call.id }); // neither result nor error
-      case 'net_version':
-        hanging.push(response); // never answered
-        return;
-      default:
-        return json({ jsonrpc: '2.0', id: call.id, error: { code: -32601, message: 'no such method' } });
-    }
-  });
-});
+const upstream = createServer(
+  postOnly((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const call = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: number; method: string };
+      const json = (body: unknown, status = 200) => {
+        const text = JSON.stringify(body);
+        response.writeHead(status, { 'content-type': 'application/json' });
+        response.end(text);
+      };
+      switch (call.method) {
+        case 'eth_chainId':
+          return json({ jsonrpc: '2.0', id: call.id, result: '0x7a69' });
+        case 'eth_blockNumber':
+          // An error that quotes the upstream's own address and key, as hosted nodes do.
+          return json({
+            jsonrpc: '2.0',
+            id: call.id,
+            error: {
+              code: -32000,
+              message: `daily limit of project ${SECRET} exceeded, see ${upstreamUrl}/v3/${SECRET}?x=1`,
+            },
+          });
+        case 'eth_gasPrice':
+          response.writeHead(502, { 'content-type': 'text/html' });
+          return response.end('<html><body>502 Bad Gateway from upstream-lb.internal</body></html>');
+        case 'eth_getBlockByNumber':
+          // Healthy for the gateway's own questions (block gas limit, head tracking).
+          return json({
+            jsonrpc: '2.0',
+            id: call.id,
+            result: { number: '0x10', hash: `0x${'10'.repeat(32)}`, gasLimit: '0x1c9c380' },
+          });
+        case 'eth_getBalance':
+          return json({ jsonrpc: '2.0', id: call.id }); // neither result nor error
+        case 'net_version':
+          hanging.push(response); // never answered
+          return;
+        default:
+          return json({ jsonrpc: '2.0', id: call.id, error: { code: -32601, message: 'no such method' } });
+      }
+    });
+  }),
+);
 
 before(async () => {
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));

@@ -143,6 +143,9 @@ describe('finality-aware cache', () => {
             chainId: 'eip155:31337',
             upstreams: [anvil.url],
             headPollMs: 100,
+            // Polls only: tags go to the node as they are (with heads pushed they are pinned to
+            // numbers and cached as such: pushed-heads.test.ts).
+            headPush: false,
             cache: { unfinalizedTtlMs: 60_000 },
           },
         ],

@@ -302,7 +302,8 @@ test('heads are pushed by default when the network names its WebSocket nodes, an
     parseConfig({
       networks: [{ name: 'a', chainId: 'eip155:1', upstreams: ['http://127.0.0.1:8545'], ...extra }],
     }).networks[0];
-  assert.equal(network({}).headPush, false);
+  assert.equal(network({}).headPush, true);
+  assert.equal(network({ headPush: false }).headPush, false);
   assert.equal(network({ wsUpstreams: ['ws://127.0.0.1:8546'] }).headPush, true);
   assert.equal(network({ wsUpstreams: ['ws://127.0.0.1:8546'], headPush: false }).headPush, false);
   assert.equal(network({ headPush: true }).headPush, true);

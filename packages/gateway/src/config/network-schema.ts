@@ -186,10 +186,11 @@ export const networkSchema = (env: NodeJS.ProcessEnv) =>
       headPollMs: withDefault(integer(100, 600_000), 2000),
       /**
        * Learn new heads from a `newHeads` subscription on each upstream's WebSocket (EVM), as well
-       * as from the polls (a node without WebSocket has the polls only). Default: on when the
-       * network names its `wsUpstreams` (then it is known where each node's WebSocket is), else off.
+       * as from the polls: the `wsUpstreams`, else each upstream's own address as ws(s)://, where
+       * anvil, Erigon, Nethermind and hosted URLs such as Alchemy's serve it. Default on: a node
+       * without a WebSocket there is asked again now and then, and has the polls meanwhile.
        */
-      headPush: withDefault(boolean, (context) => Array.isArray(parentOf(context).wsUpstreams)),
+      headPush: withDefault(boolean, true),
       /** Finality-aware response cache. */
       cache: cacheSchema,
       /** Circuit breaker: failures in a row that set an upstream aside, and for how long. */
@@ -215,11 +216,10 @@ export const networkSchema = (env: NodeJS.ProcessEnv) =>
        * `upstream` otherwise; `upstream` (default with one upstream and polls only): sent as they are.
        */
       blockTags: withDefault(oneOf(['agreed', 'pushed', 'upstream']), (context) => {
-        const { kind, upstreams, headPush, wsUpstreams } = parentOf(context);
+        const { kind, upstreams, headPush } = parentOf(context);
         if ((kind ?? 'evm') !== 'evm') return 'upstream';
         if (Array.isArray(upstreams) && upstreams.length > 1) return 'agreed';
-        const pushes = headPush === true || (headPush === undefined && Array.isArray(wsUpstreams));
-        return pushes ? 'pushed' : 'upstream';
+        return headPush === false ? 'upstream' : 'pushed';
       }),
       /** Hedged requests: an idempotent call unanswered after `afterMs` is also sent to the next upstream. */
       hedge: optional(

@@ -228,6 +228,15 @@ export class GatewayMetrics {
       },
     });
     new Gauge({
+      name: 'portico_upstream_heads_pushed',
+      help: 'Whether each upstream pushes its new heads (its newHeads subscription is open): 1 pushed, 0 polled only',
+      labelNames: upstreamLabels,
+      registers,
+      collect() {
+        gaugeOfStates(this, (state) => (state.headsPushed ? 1 : 0));
+      },
+    });
+    new Gauge({
       name: 'portico_upstream_head',
       help: 'Latest block (or slot) each upstream reported; -1 before the first report',
       labelNames: upstreamLabels,

@@ -26,6 +26,8 @@ export async function forward(
 ): Promise<ForwardResult> {
   const { hooks } = network.methods;
   let upstreamParams = rule.prepare ? rule.prepare(params) : params;
+  // Read-your-writes with pushed heads: a read after a write goes to the node until its block is known.
+  if (network.blockTags === 'pushed' && network.methods.writes.has(method)) network.heads.holdForWrite();
   const pinTags =
     network.blockTags === 'agreed' || (network.blockTags === 'pushed' && network.heads.pushLive());
   const agreed = pinTags && hooks.pinBlockTags ? network.upstreams.agreed() : undefined;

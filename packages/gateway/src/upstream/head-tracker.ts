@@ -34,6 +34,8 @@ export class HeadTracker {
   private readonly announced = new Map<number, string | null>();
   /** Heads pushed so far: a poll that saw pushes while it ran may have read an older head. */
   private pushes = 0;
+  /** The network head when a write was last sent through the gateway (-1: none yet). */
+  private writtenAt = -1;
 
   constructor(
     private readonly pool: UpstreamPool,
@@ -57,6 +59,7 @@ export class HeadTracker {
         onHead: (head) => this.pushed(member, head),
       });
       this.pushers.set(member, pusher);
+      member.headPush = pusher;
     }
   }
 
@@ -70,13 +73,15 @@ export class HeadTracker {
   /**
    * Whether every upstream in service (not cordoned, breaker not open) has its `newHeads`
    * subscription open: then the heads the gateway knows trail the nodes only by the push itself.
+   * Not after a write (`holdForWrite`) until a newer head is learned.
    */
   pushLive(): boolean {
+    if (this.writtenAt >= 0 && this.pool.networkHead() <= this.writtenAt) return false;
     let inService = 0;
     for (const member of this.pool.members) {
       if (member.cordoned || member.breaker.state === 'open') continue;
       inService += 1;
-      if (!this.pushers.get(member)?.live) return false;
+      if (!member.headPush?.live) return false;
     }
     return inService > 0;
   }
@@ -153,6 +158,15 @@ export class HeadTracker {
     const number = this.pool.networkHead();
     for (const head of this.polledHeads.values()) if (head.number === number) return head;
     return undefined;
+  }
+
+  /**
+   * A write (a transaction) is being sent: a node that mines it at once (anvil) pushes its block a
+   * moment after answering, so until a head above the one known now is learned (pushed, polled or
+   * read in an answer) `pushLive` says no and a read at `latest` goes to the node as it is.
+   */
+  holdForWrite() {
+    this.writtenAt = Math.max(this.writtenAt, this.pool.networkHead());
   }
 
   private publish(pushes: number) {

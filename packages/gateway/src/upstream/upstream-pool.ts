@@ -31,6 +31,8 @@ export type UpstreamMember = {
   refused: MethodRefusals;
   /** The oldest block whose state it holds, learned from its "missing trie node" answers; 0 until then. */
   oldestState: number;
+  /** Its `newHeads` subscription (HeadTracker.pushFrom), when heads are pushed; `live` while open. */
+  headPush?: { readonly live: boolean };
 };
 
 /** Block numbers every upstream in service has reached: what `latest`, `safe`, `finalized` mean. */

@@ -22,6 +22,8 @@ export type UpstreamState = {
   methodsRefused: string[];
   /** The oldest block whose state it holds (learned when it answered it lacks an older one); 0 when not known to be pruned. */
   oldestState: number;
+  /** Its heads arrive as it has them: its `newHeads` subscription is open (`headPush`). */
+  headsPushed: boolean;
 };
 
 /** Each upstream's state, for /readyz, metrics and the admin API. */
@@ -42,6 +44,7 @@ export function upstreamStates(pool: UpstreamPool): UpstreamState[] {
     maxConcurrency: Number.isFinite(m.maxConcurrency) ? m.maxConcurrency : null,
     methodsRefused: m.refused.list(),
     oldestState: m.oldestState,
+    headsPushed: m.headPush?.live === true,
   }));
 }
 
