@@ -1,8 +1,12 @@
 // The slow upstream of the traffic replay, run in a process of its own: every POST waits DELAY_MS
 // and is then passed to the upstream; it counts the HTTP requests and JSON-RPC calls it forwarded.
+// A WebSocket handshake is passed to the upstream too (a node such as anvil serves both on one
+// address), each of the node's messages then reaching the client DELAY_MS late; a connection counts
+// as one request and one call (`WebSocket`: the gateway's one eth_subscribe on it).
 // GET /stats answers {"requests":N,"calls":N,"methods":{...}}; POST /reset sets them to 0.
 // node --import tsx scripts/bench/delay-proxy.ts UPSTREAM_URL DELAY_MS
 import { createServer } from 'node:http';
+import { connect } from 'node:net';
 import { Pool } from 'undici';
 
 const upstream = new URL(process.argv[2]);
@@ -11,6 +15,7 @@ const pool = new Pool(upstream.origin, { connections: 256 });
 let requests = 0;
 let calls = 0;
 let methods: Record<string, number> = {};
+let openSockets = 0;
 
 function count(body: Buffer) {
   requests++;
@@ -33,9 +38,10 @@ const server = createServer((req, res) => {
     return;
   }
   if (req.url === '/reset') {
-    requests = 0;
-    calls = 0;
-    methods = {};
+    // A WebSocket opened before the count starts (the gateway's, at its start) still counts.
+    requests = openSockets;
+    calls = openSockets;
+    methods = openSockets > 0 ? { WebSocket: openSockets } : {};
     res.end();
     return;
   }
@@ -63,6 +69,33 @@ const server = createServer((req, res) => {
         });
     }, delayMs);
   });
+});
+server.on('upgrade', (req, client, head) => {
+  requests++;
+  calls++;
+  methods.WebSocket = (methods.WebSocket ?? 0) + 1;
+  openSockets++;
+  let open = true;
+  const node = connect(Number(upstream.port), upstream.hostname, () => {
+    const lines = [`${req.method} ${upstream.pathname} HTTP/1.1`];
+    for (let i = 0; i < req.rawHeaders.length; i += 2) {
+      const name = req.rawHeaders[i];
+      lines.push(`${name}: ${name.toLowerCase() === 'host' ? upstream.host : req.rawHeaders[i + 1]}`);
+    }
+    node.write(`${lines.join('\r\n')}\r\n\r\n`);
+    if (head.length > 0) node.write(head);
+    client.pipe(node);
+    // Timers of one delay fire in the order they were set: the bytes keep their order.
+    node.on('data', (chunk: Buffer) => setTimeout(() => client.write(chunk), delayMs));
+  });
+  const close = () => {
+    if (open) openSockets--;
+    open = false;
+    client.destroy();
+    node.destroy();
+  };
+  node.on('error', close).on('end', () => setTimeout(close, delayMs));
+  client.on('error', close).on('close', close);
 });
 server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => {

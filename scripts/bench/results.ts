@@ -29,7 +29,7 @@ export type Results = {
     nginx: ReplayedRounds;
     bare: ReplayedRounds;
     portico: ReplayedRounds;
-    porticoPushed: ReplayedRounds;
+    porticoPolled: ReplayedRounds;
     porticoHead: ReplayedRounds;
   };
   /** Medians of the alternated rounds, and the rounds (round i of each ran back to back). */

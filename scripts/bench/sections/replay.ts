@@ -22,6 +22,8 @@ const DELAY_MS = 20;
  * upstream has reached (what a dapp backend that serves many head pollers would configure).
  */
 const HEAD_TRACKING = { blockTags: 'agreed', headPollMs: 250 };
+/** The defaults in front of a node without a WebSocket at its address: heads polled, tags sent as they are. */
+const POLLS_ONLY = { headPush: false };
 
 /** The dapp replay against one proxy, on a fresh chain behind a fresh delay proxy. */
 async function replayAgainst(kind: Target, dir: string): Promise<Replayed> {
@@ -50,8 +52,8 @@ async function replayAgainst(kind: Target, dir: string): Promise<Replayed> {
                   network:
                     kind === 'portico-head'
                       ? HEAD_TRACKING
-                      : kind === 'portico-pushed'
-                        ? { wsUpstreams: [anvil.url.replace(/^http/, 'ws')] }
+                      : kind === 'portico-polled'
+                        ? POLLS_ONLY
                         : undefined,
                 });
                 return { url: p.url, stop: () => void p.stop() };
@@ -112,7 +114,7 @@ async function warmUp(url: string, seed: EvmSeed) {
 }
 
 /** The targets of the replay, in the order each round runs them. */
-const TARGETS = ['nginx', 'bare', 'portico', 'portico-pushed', 'portico-head'] as const;
+const TARGETS = ['nginx', 'bare', 'portico', 'portico-polled', 'portico-head'] as const;
 type Target = (typeof TARGETS)[number];
 
 /** Rounds of the replay: one run of every target per round, so that each sees the same minutes. */
@@ -153,7 +155,7 @@ export async function replaySection(dir: string, haveNginx: boolean, results: Re
   const runs = new Map<Target, Replayed[]>(TARGETS.map((target) => [target, []]));
   for (let round = 0; round < REPLAY_ROUNDS; round++)
     for (const target of TARGETS) runs.get(target)!.push(await replayAgainst(target, dir));
-  const [nginx, bare, portico, porticoPushed, porticoHead] = TARGETS.map((target) =>
+  const [nginx, bare, portico, porticoPolled, porticoHead] = TARGETS.map((target) =>
     medianOf(runs.get(target)!),
   );
   results.replay = {
@@ -162,7 +164,7 @@ export async function replaySection(dir: string, haveNginx: boolean, results: Re
     nginx,
     bare,
     portico,
-    porticoPushed,
+    porticoPolled,
     porticoHead,
   };
   const methods = [
@@ -178,7 +180,7 @@ export async function replaySection(dir: string, haveNginx: boolean, results: Re
   return [
     '## Real traffic: a replayed dapp workload',
     '',
-    `${REPLAY.clients} clients of a dapp for ${REPLAY.seconds} s, simulated from a fixed seed (scripts/bench/replay.ts): every client polls the head about once a second (half with \`eth_blockNumber\`, half with \`eth_getBlockByNumber("latest")\`), reads the demo contract with \`eth_call\` at \`latest\` when the head moved, asks for the receipt of one of the last 5 broadcasts on 30 % of its polls and for the contract's logs over the last 10 blocks on 15 %; one sender broadcasts a signed transaction (\`eth_sendRawTransaction\`) every ${REPLAY.broadcastMs / 1000} s. The upstream is anvil mining a block a second (finality as on Ethereum: 64 blocks behind) behind a delay proxy that adds ${DELAY_MS} ms to every call and counts them. Each target gets a fresh chain and a fresh delay proxy, and one request of each method before the count starts (to warm code paths; what it leaves in a cache is stale a second later or never asked for again); the schedule and the transactions are the same. The targets: nginx (1 worker, keep-alive), the bare Node proxy (what any Node proxy adds), and \`portico start\` three times: with its defaults (cache on; one upstream, so \`latest\` goes to the node as it is), with its defaults and the node's WebSocket named (\`wsUpstreams\`: anvil's own, not through the delay proxy, whose count is of HTTP calls; heads are pushed, so the default \`blockTags\` is \`pushed\`: \`latest\` is the head the node last pushed, one notification per block), and with the head tracked by polls: \`blockTags: "agreed"\`, \`headPollMs: ${HEAD_TRACKING.headPollMs}\` (\`latest\` is the head the gateway last saw, at most ${HEAD_TRACKING.headPollMs} ms old, so \`eth_blockNumber\` is answered without a call and reads at \`latest\` are cached by that block's number). The replay runs ${REPLAY_ROUNDS} rounds, each running every target once in turn; a figure is the median of the rounds (one run's p99 rests on about 50 requests and moves by several milliseconds with the machine's other work), and the rounds' own values follow it.`,
+    `${REPLAY.clients} clients of a dapp for ${REPLAY.seconds} s, simulated from a fixed seed (scripts/bench/replay.ts): every client polls the head about once a second (half with \`eth_blockNumber\`, half with \`eth_getBlockByNumber("latest")\`), reads the demo contract with \`eth_call\` at \`latest\` when the head moved, asks for the receipt of one of the last 5 broadcasts on 30 % of its polls and for the contract's logs over the last 10 blocks on 15 %; one sender broadcasts a signed transaction (\`eth_sendRawTransaction\`) every ${REPLAY.broadcastMs / 1000} s. The upstream is anvil mining a block a second (finality as on Ethereum: 64 blocks behind) behind a delay proxy that adds ${DELAY_MS} ms to every call and counts them, and passes a WebSocket connection on to anvil's (on the same address, as anvil serves it) with each message of the node ${DELAY_MS} ms late, counting the connection as one call. Each target gets a fresh chain and a fresh delay proxy, and one request of each method before the count starts (to warm code paths; what it leaves in a cache is stale a second later or never asked for again); the schedule and the transactions are the same. The targets: nginx (1 worker, keep-alive), the bare Node proxy (what any Node proxy adds), and \`portico start\` three times: with its defaults (cache on; one upstream whose address also serves a WebSocket, so heads are pushed and the default \`blockTags\` is \`pushed\`: \`latest\` is the head the node last pushed, one notification per block, except right after a transaction sent through the gateway), with the defaults in front of a node without a WebSocket there (\`headPush: false\`: heads polled, \`latest\` sent to the node as it is), and with the head tracked by polls: \`blockTags: "agreed"\`, \`headPollMs: ${HEAD_TRACKING.headPollMs}\` (\`latest\` is the head the gateway last saw, at most ${HEAD_TRACKING.headPollMs} ms old, so \`eth_blockNumber\` is answered without a call and reads at \`latest\` are cached by that block's number). The replay runs ${REPLAY_ROUNDS} rounds, each running every target once in turn; a figure is the median of the rounds (one run's p99 rests on about 50 requests and moves by several milliseconds with the machine's other work), and the rounds' own values follow it.`,
     '',
     '| proxy | requests | JSON-RPC errors | upstream HTTP requests | upstream calls | calls per request | p50 ms | p99 ms | p50 of each round | p99 of each round |',
     '|---|---|---|---|---|---|---|---|---|---|',
@@ -186,8 +188,8 @@ export async function replaySection(dir: string, haveNginx: boolean, results: Re
       [
         ['nginx (1 worker)', nginx],
         ['bare Node proxy', bare],
-        ['Portico, defaults', portico],
-        ['Portico, defaults with the node’s WebSocket named', porticoPushed],
+        ['Portico, defaults (heads pushed)', portico],
+        ['Portico, defaults, node without a WebSocket (`headPush: false`)', porticoPolled],
         [`Portico, head tracked every ${HEAD_TRACKING.headPollMs} ms`, porticoHead],
       ] as const
     ).map(
@@ -195,13 +197,13 @@ export async function replaySection(dir: string, haveNginx: boolean, results: Re
         `| ${name} | ${r.requests} | ${r.errors} | ${r.upstreamRequests} | ${r.upstreamCalls} | ${(r.upstreamCalls / r.requests).toFixed(2)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${perRound(r, 'p50')} | ${perRound(r, 'p99')} |`,
     ),
     '',
-    `Portico made ${fewer(portico)} % fewer upstream calls than nginx with its defaults, ${fewer(porticoPushed)} % fewer with its defaults and the node's WebSocket named, ${fewer(porticoHead)} % fewer with the head tracked by polls (head polls included in both). By method, in the round with the median number of calls (requests the clients sent → calls that reached the upstream; the polls are the eth_getBlockByNumber calls of \`latest\`, \`safe\` and \`finalized\`):`,
+    `Portico made ${fewer(portico)} % fewer upstream calls than nginx with its defaults, ${fewer(porticoPolled)} % fewer with its defaults in front of a node without a WebSocket, ${fewer(porticoHead)} % fewer with the head tracked by polls (head polls and the WebSocket connection included). By method, in the round with the median number of calls (requests the clients sent → calls that reached the upstream; the polls are the eth_getBlockByNumber calls of \`latest\`, \`safe\` and \`finalized\`):`,
     '',
-    '| method | sent (nginx run) | upstream via nginx | upstream via Portico, defaults | via Portico, WebSocket named | via Portico, head tracked by polls |',
+    '| method | sent (nginx run) | upstream via nginx | upstream via Portico, defaults | via Portico, no WebSocket | via Portico, head tracked by polls |',
     '|---|---|---|---|---|---|',
     ...methods.map(
       (m) =>
-        `| ${m} | ${nginx.byMethod[m] ?? 0} | ${nginx.upstreamMethods[m] ?? 0} | ${portico.upstreamMethods[m] ?? 0} | ${porticoPushed.upstreamMethods[m] ?? 0} | ${porticoHead.upstreamMethods[m] ?? 0} |`,
+        `| ${m} | ${nginx.byMethod[m] ?? 0} | ${nginx.upstreamMethods[m] ?? 0} | ${portico.upstreamMethods[m] ?? 0} | ${porticoPolled.upstreamMethods[m] ?? 0} | ${porticoHead.upstreamMethods[m] ?? 0} |`,
     ),
     '',
   ];
