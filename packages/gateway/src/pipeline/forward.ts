@@ -18,7 +18,20 @@ export type ForwardResult = ({ ok: true; result: JsonResult } | { ok: false; err
  * future blocks, what may be cached, error shapes) comes from the method table's hooks
  * (`methods/<kind>/hooks.ts`); the method's own `finish` shapes a result (e.g. pending fields).
  */
-export async function forward(
+export function forward(
+  network: Network,
+  rule: MethodRule,
+  method: string,
+  params: unknown[],
+): Promise<ForwardResult> {
+  // Read-your-writes with pushed heads: reads at `latest` go to the node until the heads after a
+  // write are known.
+  if (network.blockTags === 'pushed' && network.methods.writes.has(method))
+    return network.heads.whileWriting(() => forwardOnce(network, rule, method, params));
+  return forwardOnce(network, rule, method, params);
+}
+
+async function forwardOnce(
   network: Network,
   rule: MethodRule,
   method: string,
@@ -26,8 +39,6 @@ export async function forward(
 ): Promise<ForwardResult> {
   const { hooks } = network.methods;
   let upstreamParams = rule.prepare ? rule.prepare(params) : params;
-  // Read-your-writes with pushed heads: a read after a write goes to the node until its block is known.
-  if (network.blockTags === 'pushed' && network.methods.writes.has(method)) network.heads.holdForWrite();
   const pinTags =
     network.blockTags === 'agreed' || (network.blockTags === 'pushed' && network.heads.pushLive());
   const agreed = pinTags && hooks.pinBlockTags ? network.upstreams.agreed() : undefined;

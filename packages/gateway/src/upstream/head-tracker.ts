@@ -1,4 +1,4 @@
-import { EVM_GET_BLOCK_BY_NUMBER, SOLANA_GET_SLOT } from '../rpc/method-names.ts';
+import { EVM_BLOCK_NUMBER, EVM_GET_BLOCK_BY_NUMBER, SOLANA_GET_SLOT } from '../rpc/method-names.ts';
 import type { NetworkKind } from '../types.ts';
 import type { UpstreamReply } from './http-upstream.ts';
 import { PushedHeads } from './pushed-heads.ts';
@@ -34,8 +34,8 @@ export class HeadTracker {
   private readonly announced = new Map<number, string | null>();
   /** Heads pushed so far: a poll that saw pushes while it ran may have read an older head. */
   private pushes = 0;
-  /** The network head when a write was last sent through the gateway (-1: none yet). */
-  private writtenAt = -1;
+  /** Writes sent through the gateway whose upstreams' heads have not been read again since. */
+  private writes = 0;
 
   constructor(
     private readonly pool: UpstreamPool,
@@ -73,10 +73,10 @@ export class HeadTracker {
   /**
    * Whether every upstream in service (not cordoned, breaker not open) has its `newHeads`
    * subscription open: then the heads the gateway knows trail the nodes only by the push itself.
-   * Not after a write (`holdForWrite`) until a newer head is learned.
+   * Not while a write is under way (`whileWriting`).
    */
   pushLive(): boolean {
-    if (this.writtenAt >= 0 && this.pool.networkHead() <= this.writtenAt) return false;
+    if (this.writes > 0) return false;
     let inService = 0;
     for (const member of this.pool.members) {
       if (member.cordoned || member.breaker.state === 'open') continue;
@@ -161,12 +161,33 @@ export class HeadTracker {
   }
 
   /**
-   * A write (a transaction) is being sent: a node that mines it at once (anvil) pushes its block a
-   * moment after answering, so until a head above the one known now is learned (pushed, polled or
-   * read in an answer) `pushLive` says no and a read at `latest` goes to the node as it is.
+   * Runs a write (a transaction) with tags unpinned: a node that mines at once (anvil) answers
+   * before it pushes the block, so from the write's start until each upstream's head has been read
+   * again after its answer, `pushLive` says no and a read at `latest` goes to the node as it is.
    */
-  holdForWrite() {
-    this.writtenAt = Math.max(this.writtenAt, this.pool.networkHead());
+  async whileWriting<T>(write: () => Promise<T>): Promise<T> {
+    this.writes += 1;
+    try {
+      return await write();
+    } finally {
+      void this.readHeads().finally(() => {
+        this.writes -= 1;
+      });
+    }
+  }
+
+  /** Each upstream in service asked for its head once (eth_blockNumber); a head never moves back here. */
+  private async readHeads() {
+    const inService = this.pool.members.filter((m) => !m.cordoned && m.breaker.state !== 'open');
+    await Promise.all(
+      inService.map(async (member) => {
+        const signal = AbortSignal.timeout(Math.max(this.pollMs, 1000));
+        const reply = await member.upstream.call(EVM_BLOCK_NUMBER, [], signal).catch(() => undefined);
+        const value = reply?.ok ? reply.result.value : undefined;
+        if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{1,16}$/.test(value)) return;
+        member.head = Math.max(member.head, Number(BigInt(value)));
+      }),
+    );
   }
 
   private publish(pushes: number) {
