@@ -625,6 +625,8 @@ test('the upstreams page cordons a node and puts it back; while cordoned the gat
   await page.getByRole('heading', { name: 'Upstream nodes' }).waitFor();
   const row = page.locator('tr[data-upstream="local/0"]');
   assert.equal(await row.locator('td.status').innerText(), 'in service');
+  // anvil serves its WebSocket on its HTTP address: its heads are pushed by default.
+  assert.match(await row.locator('td.head').innerText(), /^\d[\d,]*\s+pushed$/);
   await assertAccessible(page, 'upstreams');
   await screenshot(page, 'upstreams');
 

@@ -52,7 +52,13 @@ function upstreamRow(network, upstream, errorSlot) {
     { 'data-upstream': `${network}/${upstream.name}` },
     h('th', { scope: 'row' }, upstream.name, h('div', { className: 'muted' }, upstream.host)),
     h('td', { className: 'status' }, upstreamStatus(upstream)),
-    h('td', { className: 'num' }, upstream.head < 0 ? '—' : formatNumber(upstream.head)),
+    h(
+      'td',
+      { className: 'num head' },
+      upstream.head < 0 ? '—' : formatNumber(upstream.head),
+      // Whether the node pushes its heads (newHeads on its WebSocket) or they are only polled.
+      h('div', { className: 'muted' }, upstream.headsPushed ? 'pushed' : 'polled'),
+    ),
     h('td', { className: 'num' }, upstream.lag < 0 ? '—' : formatNumber(upstream.lag)),
     h('td', { className: 'wide-only' }, upstream.methodsRefused.join(', ') || 'none'),
     h(
