@@ -189,3 +189,23 @@ test('reserving ahead: a clean close writes the exact spending of a key whose gr
   assert.equal(disk('key_l'), 10, 'on disk exactly what was spent, not the grant');
   close();
 });
+
+test('reserving ahead: debits of one turn that fit in the grant asked for share it, no larger one', async () => {
+  const { ledger, disk, close } = open('one-grant-per-turn', AHEAD);
+  await ledger.debit('key_m', 100_000, 10, NOON); // reserves 10
+  // The first needs a grant (doubled to 20, to 30); the second fits in it.
+  await Promise.all([ledger.debit('key_m', 100_000, 10, NOON), ledger.debit('key_m', 100_000, 10, NOON)]);
+  assert.equal(disk('key_m'), 30);
+  close();
+});
+
+test('a refund of nothing writes nothing', async () => {
+  const { ledger, count, close } = open('refund-nothing');
+  await ledger.debit('key_n', 1000, 80, NOON);
+  const before = count.transactions;
+  await ledger.refund('key_n', 0, NOON);
+  assert.equal(ledger.pending, 0);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(count.transactions, before);
+  close();
+});
