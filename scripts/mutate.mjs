@@ -81,7 +81,10 @@ export const MODULES = {
   },
   'sqlite-credit-ledger': {
     mutate: 'packages/gateway/src/credits/sqlite-credit-ledger.ts',
-    tests: ['packages/gateway/test/durable-credits.test.ts'],
+    tests: [
+      'packages/gateway/test/durable-credits.test.ts',
+      'packages/gateway/test/sqlite-ledger-states.test.ts',
+    ],
   },
 };
 

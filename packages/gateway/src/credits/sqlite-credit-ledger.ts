@@ -187,9 +187,10 @@ export class SqliteCreditLedger implements CreditLedger, BatchWriter {
     const id = `${keyId}\0${day}`;
     let balance = this.retired.get(id);
     if (balance) {
-      // Used again (a clock that went back): it keeps what it reserved, nothing to give back.
+      // Used again (a clock that went back): reserving ahead it keeps what it reserved, nothing to
+      // give back; exact, it writes its spending (a refund not written yet included).
       this.retired.delete(id);
-      balance.target = Math.max(balance.reserved, balance.spent);
+      balance.target = this.reserveAhead ? Math.max(balance.reserved, balance.spent) : balance.spent;
       if (balance.target === balance.reserved && balance.waiters.length === 0) this.dirty.delete(balance);
     } else {
       const onDisk = scalar<number | undefined>(this.statements.spent, keyId, day) ?? 0;
