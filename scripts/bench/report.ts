@@ -190,15 +190,15 @@ function limitsLines(results: Results): string[] {
       '- **Real traffic**: with its defaults the node pushes each new head on its WebSocket (the same address as its',
       '  HTTP here, as on anvil): `latest` is that head, so `eth_blockNumber` needs no call and reads at `latest` are',
       '  reads of a numbered block, which the cache answers until the next one; right after a transaction sent',
-      '  through the gateway, reads at `latest` go to the node until the next head arrives (a node that mines at',
-      `  once must show the write). Most answers take under a millisecond (p50 ${fmt(portico.p50)} ms). In front of a node`,
+      '  through the gateway, reads at `latest` go to the node until its head has been asked again (a node that',
+      `  mines at once must show the write). Most answers take under a millisecond (p50 ${fmt(portico.p50)} ms). In front of a node`,
       '  without a WebSocket there (`headPush: false`) Portico saves calls by merging identical requests in flight',
       '  and caching receipts and the logs of fixed ranges, but every read at `latest` goes upstream once per round',
       '  trip and waits for a whole upstream call, as through nginx; a request that joins a call midway waits less,',
       '  a call costs the gateway a little more than nginx (the bare Node proxy row), and the two come out about even:',
       `  p50 lower in ${lower} of ${porticoPolled.rounds.length} rounds, p99 no worse in ${noWorse}; the p99 moves from one round to the next by`,
-      '  more than the difference. With the head tracked by polls (`blockTags: agreed`, 250 ms) reads at `latest` are',
-      '  cached as with push, at the cost of `latest` trailing the node by up to the poll interval.',
+      '  more than the difference. With the head also polled every 250 ms and `blockTags: agreed` reads at `latest` are',
+      '  cached as with the defaults, and stay pinned after a write, so `latest` may trail the node by up to the poll.',
     );
   }
   return lines;
