@@ -297,7 +297,7 @@ test('an upstream is a URL or { url, name, maxConcurrency }; the fleet settings 
   assert.throws(wrong(`http://\${MISSING}`), /uses \$\{MISSING\} but that environment variable is not set/);
 });
 
-test('heads are pushed by default when the network names its WebSocket nodes, and polled otherwise', () => {
+test('heads are pushed by default (from wsUpstreams or each upstream’s own address), polled only with headPush false', () => {
   const network = (extra: Record<string, unknown>) =>
     parseConfig({
       networks: [{ name: 'a', chainId: 'eip155:1', upstreams: ['http://127.0.0.1:8545'], ...extra }],
