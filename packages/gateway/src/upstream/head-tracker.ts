@@ -176,16 +176,14 @@ export class HeadTracker {
     }
   }
 
-  /** Each upstream in service asked for its head once (eth_blockNumber); a head never moves back here. */
+  /** Each upstream in service asked for its head once (eth_blockNumber), read as the pool reads one. */
   private async readHeads() {
     const inService = this.pool.members.filter((m) => !m.cordoned && m.breaker.state !== 'open');
     await Promise.all(
       inService.map(async (member) => {
         const signal = AbortSignal.timeout(Math.max(this.pollMs, 1000));
         const reply = await member.upstream.call(EVM_BLOCK_NUMBER, [], signal).catch(() => undefined);
-        const value = reply?.ok ? reply.result.value : undefined;
-        if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{1,16}$/.test(value)) return;
-        member.head = Math.max(member.head, Number(BigInt(value)));
+        if (reply) this.pool.noteHead(member, EVM_BLOCK_NUMBER, reply);
       }),
     );
   }

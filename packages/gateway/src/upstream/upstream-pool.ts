@@ -346,7 +346,7 @@ export class UpstreamPool {
   }
 
   /** An answer that reports the upstream's head (eth_blockNumber) moves what the pool knows of it. */
-  private noteHead(member: UpstreamMember, method: string, reply: UpstreamReply) {
+  noteHead(member: UpstreamMember, method: string, reply: UpstreamReply) {
     if (!this.headOfAnswer || !reply.ok) return;
     const head = this.headOfAnswer(method, reply.result);
     if (head !== undefined && head > member.head) member.head = head;
