@@ -18,25 +18,10 @@ import {
   StoreUnavailableError,
 } from '@portico/gateway';
 import { tempDir } from '@portico/testkit';
+import { DAY, diskReader, NOON } from './ledger-disk.ts';
 
 const dir = tempDir('portico-durable-credits-');
 after(() => dir.cleanup());
-
-// A fixed moment: the size of a reservation follows how fast the last one was used, so frozen time
-// makes every test independent of the machine's speed.
-const NOON = Date.UTC(2026, 4, 12, 12);
-const DAY = '2026-05-12';
-
-/** A second connection to the same file: what it reads is what survives a SIGKILL now. */
-function diskReader(path: string) {
-  const db = openSqlite(path);
-  const row = db.prepare('SELECT credits FROM credits_spent WHERE key_id = ? AND day = ?');
-  return {
-    credits: (keyId: string, day = DAY) =>
-      (row.get(keyId, day) as { credits: number } | undefined)?.credits ?? 0,
-    close: () => db.close(),
-  };
-}
 
 /** A ledger on a fresh file, with a count of the transactions its group commit runs. */
 function open(name: string, options: { reserveAhead?: boolean } = {}) {

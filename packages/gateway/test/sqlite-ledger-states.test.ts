@@ -13,13 +13,12 @@ import {
   StoreUnavailableError,
 } from '@portico/gateway';
 import { tempDir } from '@portico/testkit';
+import { diskReader, NOON } from './ledger-disk.ts';
 
 const dir = tempDir('portico-ledger-states-');
 after(() => dir.cleanup());
 
-const NOON = Date.UTC(2026, 4, 12, 12);
 const TOMORROW = NOON + 86_400_000;
-const DAY = '2026-05-12';
 const AHEAD = { reserveAhead: true };
 
 /** A ledger on a fresh file, a second connection reading it, and a count of the commits. */
@@ -31,10 +30,8 @@ function open(name: string, options: { reserveAhead?: boolean } = {}) {
   const count = { transactions: 0 };
   const counter: BatchWriter = { pending: 0, write: () => count.transactions++, committed() {}, failed() {} };
   commits.add(counter);
-  const reader = openSqlite(path);
-  const row = reader.prepare('SELECT credits FROM credits_spent WHERE key_id = ? AND day = ?');
-  const disk = (keyId: string, day = DAY) =>
-    (row.get(keyId, day) as { credits: number } | undefined)?.credits ?? 0;
+  const reader = diskReader(path);
+  const disk = reader.credits;
   const close = () => {
     reader.close();
     db.close();
