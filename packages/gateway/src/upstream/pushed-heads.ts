@@ -1,4 +1,5 @@
 import WebSocket from 'ws';
+import { hexNumberOf } from '../rpc/hex-number.ts';
 import { EVM_SUBSCRIBE, EVM_SUBSCRIPTION } from '../rpc/method-names.ts';
 
 /** A new head as a node pushes it (the fields of a `newHeads` notification the gateway reads). */
@@ -105,9 +106,10 @@ function headOf(message: Message): PushedHead | undefined {
   const block = message.params?.result as
     | { number?: unknown; hash?: unknown; parentHash?: unknown }
     | undefined;
-  if (typeof block?.number !== 'string' || !/^0x[0-9a-fA-F]{1,16}$/.test(block.number)) return undefined;
+  const number = hexNumberOf(block?.number);
+  if (!block || number === undefined) return undefined;
   return {
-    number: Number(BigInt(block.number)),
+    number,
     hash: typeof block.hash === 'string' ? block.hash : null,
     parentHash: typeof block.parentHash === 'string' ? block.parentHash : null,
   };

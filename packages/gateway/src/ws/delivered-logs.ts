@@ -1,6 +1,6 @@
 // The logs a logs subscription was sent for its recent blocks, kept so that a reorg can take them
 // back (`removed: true`) and so that no log is sent twice when the node pushes the new chain's.
-import { blockNumberOf } from './notification-position.ts';
+import { hexNumberOf } from '../rpc/hex-number.ts';
 
 /** Blocks back from the newest one delivered whose logs are kept for a reorg. */
 export const REORG_WINDOW_BLOCKS = 64;
@@ -59,7 +59,7 @@ export class DeliveredLogs {
 
   /** A log not sent yet at a height delivered with another hash, or below the newest delivered: a reorg. */
   conflicts(log: Log): boolean {
-    const number = blockNumberOf({ number: log.blockNumber });
+    const number = hexNumberOf(log.blockNumber);
     const key = keyOf(log);
     if (number === undefined || key === undefined || log.removed === true || this.keys.has(key)) return false;
     if (typeof log.blockHash !== 'string') return false;
@@ -107,7 +107,7 @@ export class DeliveredLogs {
   }
 
   private record(log: Log, key: string) {
-    const number = blockNumberOf({ number: log.blockNumber });
+    const number = hexNumberOf(log.blockNumber);
     if (number === undefined || typeof log.blockHash !== 'string') return;
     const hash = log.blockHash.toLowerCase();
     let block = this.blocks.get(number);
@@ -131,7 +131,7 @@ export class DeliveredLogs {
   }
 
   private drop(log: Log) {
-    const number = blockNumberOf({ number: log.blockNumber });
+    const number = hexNumberOf(log.blockNumber);
     const block = number === undefined ? undefined : this.blocks.get(number);
     if (number !== undefined && block && block.hash === String(log.blockHash).toLowerCase())
       this.forgetBlock(number, block);

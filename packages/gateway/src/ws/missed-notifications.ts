@@ -1,9 +1,10 @@
 // What a subscription missed while it moved to another upstream, and the logs a reorg replaced:
 // both read from the upstream the subscription is on now.
 import type { ForwardResult } from '../pipeline/forward.ts';
+import { hexNumberOf } from '../rpc/hex-number.ts';
 import { EVM_BLOCK_NUMBER, EVM_GET_BLOCK_BY_NUMBER, EVM_GET_LOGS } from '../rpc/method-names.ts';
 import type { SubscriptionType } from '../types.ts';
-import { blockNumberOf, LOGS_PER_BLOCK, positionOf } from './notification-position.ts';
+import { LOGS_PER_BLOCK, positionOf } from './notification-position.ts';
 
 /** The most blocks a move to another upstream fills in (heads, or the logs of the blocks). */
 export const MAX_GAP_BLOCKS = 256;
@@ -17,7 +18,7 @@ const hex = (number: number) => `0x${number.toString(16)}`;
 /** The upstream's head block number, undefined when it does not say. */
 export async function headOf(request: Request): Promise<number | undefined> {
   const latest = await request(EVM_BLOCK_NUMBER, []);
-  return latest.ok ? blockNumberOf({ number: latest.result.value }) : undefined;
+  return latest.ok ? hexNumberOf(latest.result.value) : undefined;
 }
 
 /**

@@ -1,4 +1,5 @@
 // Where a subscription notification stands in the chain, so a moved subscription sends nothing twice.
+import { hexNumberOf } from '../rpc/hex-number.ts';
 import type { SubscriptionType } from '../types.ts';
 
 export const LOGS_PER_BLOCK = 1_000_000;
@@ -9,20 +10,17 @@ export const LOGS_PER_BLOCK = 1_000_000;
  * as it comes.
  */
 export function positionOf(type: SubscriptionType, result: unknown): number | undefined {
-  if (type === 'newHeads') return blockNumberOf(result);
+  if (type === 'newHeads') return headNumberOf(result);
   const log = result as { blockNumber?: unknown; logIndex?: unknown; removed?: unknown } | null;
   if (log?.removed === true) return undefined;
-  const block = blockNumberOf({ number: log?.blockNumber });
-  const index = blockNumberOf({ number: log?.logIndex });
+  const block = hexNumberOf(log?.blockNumber);
+  const index = hexNumberOf(log?.logIndex);
   return block === undefined || index === undefined || index >= LOGS_PER_BLOCK
     ? undefined
     : block * LOGS_PER_BLOCK + index;
 }
 
 /** The block number of a newHeads result (a header with a hex `number`). */
-export function blockNumberOf(result: unknown): number | undefined {
-  const number = (result as { number?: unknown } | null)?.number;
-  return typeof number === 'string' && /^0x[0-9a-fA-F]{1,16}$/.test(number)
-    ? Number(BigInt(number))
-    : undefined;
+export function headNumberOf(result: unknown): number | undefined {
+  return hexNumberOf((result as { number?: unknown } | null)?.number);
 }

@@ -5,7 +5,7 @@
 import { EVM_SUBSCRIBE } from '../rpc/method-names.ts';
 import type { DeliveredLogs, Log } from './delivered-logs.ts';
 import { canonicalHashes, headOf, logsBetween, type Request } from './missed-notifications.ts';
-import { blockNumberOf } from './notification-position.ts';
+import { headNumberOf } from './notification-position.ts';
 
 /** Heads remembered to tell a head that extends the chain from one that replaces part of it. */
 const HEADS_KEPT = 128;
@@ -43,7 +43,7 @@ export class UpstreamHeads {
 
   /** Takes a pushed head; true when it does not extend the heads seen (a reorg). */
   see(result: unknown): boolean {
-    const number = blockNumberOf(result);
+    const number = headNumberOf(result);
     const { hash, parentHash } = (result ?? {}) as { hash?: unknown; parentHash?: unknown };
     if (number === undefined || typeof hash !== 'string' || typeof parentHash !== 'string') return false;
     const known = this.hashes.get(number);

@@ -1,5 +1,6 @@
+import { hexNumberOf } from '../../rpc/hex-number.ts';
 import type { CacheDecision } from '../types.ts';
-import { blockNumberOf, isBlockTag } from './params.ts';
+import { isBlockTag } from './params.ts';
 
 /**
  * The cache rules of EVM requests, used by the method specs. Tags that move (`latest`, `pending`,
@@ -40,7 +41,7 @@ export function byLogsRange(filter: unknown): CacheDecision {
 
 /** A block named by number (or `earliest`, block 0); undefined for tags that move and for anything else. */
 function fixedBlock(value: unknown): number | undefined {
-  return value === 'earliest' ? 0 : blockNumberOf(value);
+  return value === 'earliest' ? 0 : hexNumberOf(value);
 }
 
 /** The block number a result belongs to (blocks, transactions, receipts, receipt lists). */

@@ -1,7 +1,7 @@
+import { hexNumberOf } from '../../rpc/hex-number.ts';
 import type { CacheDecision, ChainHooks } from '../types.ts';
 import { blockParameterOf, pinBlockTags } from './block-tags.ts';
 import { blockOfResult, byBlockParameter, NOT_CACHEABLE } from './cache-policy.ts';
-import { blockNumberOf } from './params.ts';
 import { isRevertError, normaliseRevert } from './revert.ts';
 import { EVM_METHOD_SPECS } from './spec.ts';
 
@@ -31,7 +31,7 @@ export const evmHooks: ChainHooks = {
     return { params: pinBlockTags(method, params, agreed) };
   },
   requestedBlock(method, params) {
-    const block = blockNumberOf(blockParameterOf(method, params));
+    const block = hexNumberOf(blockParameterOf(method, params));
     if (block === undefined) return undefined;
     return { block, nullBeyondHeads: specOf(method)?.nullBeyondHead === true };
   },
@@ -41,11 +41,11 @@ export const evmHooks: ChainHooks = {
   headOfAnswer(method, result) {
     const spec = specOf(method);
     // A short hex string: reading it costs nothing worth avoiding.
-    if (spec?.answersHead) return blockNumberOf(result.value);
+    if (spec?.answersHead) return hexNumberOf(result.value);
     if (!spec?.answersMinedBlock || result.isNull) return undefined;
     // A receipt or transaction is found in the node's text, not parsed: a 3 KB receipt costs
     // JSON.parse about 5 µs, this search 0.1 µs, on a path with a budget of a few µs per request.
     // Its first `blockNumber` is the transaction's own or one of its logs', which is the same block.
-    return blockNumberOf(MINED_IN.exec(result.text)?.[1]);
+    return hexNumberOf(MINED_IN.exec(result.text)?.[1]);
   },
 };

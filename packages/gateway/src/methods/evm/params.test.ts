@@ -3,7 +3,6 @@ import { test } from 'node:test';
 import { GatewayError } from '../../rpc/errors.ts';
 import {
   arrayOf,
-  blockNumberOf,
   expectArity,
   expectBlockOrEip1898,
   expectBlockParameter,
@@ -313,13 +312,4 @@ test('call objects: access lists and authorization lists are checked member by m
       }),
     /authorizationList\[0\]\.v must be a hex quantity of at most 8 bits/,
   );
-});
-
-test('blockNumberOf reads hex block numbers of up to 16 digits, nothing else', () => {
-  assert.equal(blockNumberOf('0x10'), 16);
-  assert.equal(blockNumberOf('0xA'), 10);
-  assert.equal(blockNumberOf(`0x${'f'.repeat(16)}`), 2 ** 64);
-  for (const other of ['latest', '0x', `0x${'1'.repeat(17)}`, 'x0x10', '0x10z', '0xg', ['0x10'], 16]) {
-    assert.equal(blockNumberOf(other), undefined, JSON.stringify(other));
-  }
 });

@@ -228,18 +228,6 @@ export function expectGasWithinCap(call: Record<string, unknown>, blockGasLimit:
   }
 }
 
-const HEX_BLOCK_NUMBER = /^0x[0-9a-fA-F]{1,16}$/;
-
-/**
- * A block number written as hex (up to 64 bits), as a number; undefined for anything else (tags,
- * garbage: the parameters of pass-through methods are not checked). Beyond 2^53 it is rounded,
- * which still compares as far above any head.
- */
-export function blockNumberOf(value: unknown): number | undefined {
-  if (typeof value !== 'string' || !HEX_BLOCK_NUMBER.test(value)) return undefined;
-  return Number.parseInt(value.slice(2), 16);
-}
-
 /** A decimal block number (eth_getBlockReceipts accepts one) in the hex form every node takes. */
 export function toHexBlockNumber(value: unknown): unknown {
   if (typeof value === 'number' || typeof value === 'bigint') return `0x${value.toString(16)}`;
