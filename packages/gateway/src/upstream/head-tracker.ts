@@ -29,7 +29,8 @@ export class HeadTracker {
   private timer: NodeJS.Timeout | undefined;
   private readonly listeners: HeadListener[] = [];
   private polling: Promise<void> | undefined;
-  private readonly pushers = new Map<UpstreamMember, PushedHeads>();
+  /** The `newHeads` subscriptions, one per upstream with a WebSocket (each also its member's `headPush`). */
+  private readonly pushers: PushedHeads[] = [];
   /** Hashes of the heads announced lately, by number: a poll that read an older head is no reorg. */
   private readonly announced = new Map<number, string | null>();
   /** Heads pushed so far: a poll that saw pushes while it ran may have read an older head. */
@@ -58,13 +59,13 @@ export class HeadTracker {
         retryMs: Math.max(5 * this.pollMs, 5000),
         onHead: (head) => this.pushed(member, head),
       });
-      this.pushers.set(member, pusher);
+      this.pushers.push(pusher);
       member.headPush = pusher;
     }
   }
 
   start() {
-    for (const pusher of this.pushers.values()) pusher.start();
+    for (const pusher of this.pushers) pusher.start();
     void this.poll();
     this.timer = setInterval(() => void this.poll(), this.pollMs);
     this.timer.unref();
@@ -242,6 +243,6 @@ export class HeadTracker {
 
   stop() {
     if (this.timer) clearInterval(this.timer);
-    for (const pusher of this.pushers.values()) pusher.stop();
+    for (const pusher of this.pushers) pusher.stop();
   }
 }
