@@ -79,6 +79,12 @@ export const MODULES = {
     mutate: 'packages/auth-server/src/factors/social-backup.ts',
     tests: ['packages/auth-server/test/social-backup-factor.test.ts'],
   },
+  // Heads pushed and polled, tags pinned to them, the hold while a write goes through (issue 28):
+  // only anvil-backed tests reach it, so each mutant takes a few seconds more than the others.
+  'head-tracker': {
+    mutate: 'packages/gateway/src/upstream/head-tracker.ts',
+    tests: ['packages/gateway/test/pushed-heads.test.ts', 'packages/gateway/test/block-tags.test.ts'],
+  },
   'sqlite-credit-ledger': {
     mutate: 'packages/gateway/src/credits/sqlite-credit-ledger.ts',
     tests: [
