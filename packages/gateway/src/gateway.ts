@@ -16,8 +16,8 @@ import { createChainContext } from './upstream/chain-context.ts';
 import { HeadTracker } from './upstream/head-tracker.ts';
 import { HttpUpstream } from './upstream/http-upstream.ts';
 import { UpstreamPool } from './upstream/upstream-pool.ts';
+import { pushAddressesOf, wsAddressesOf } from './upstream/websocket-addresses.ts';
 import type { UsageRecorder } from './usage/usage-recorder.ts';
-import { wsUrlOf } from './ws/subscribe-params.ts';
 import { attachWebSocket } from './ws/ws-server.ts';
 
 export type Gateway = {
@@ -93,7 +93,7 @@ export async function startGateway(
       (url) => new HttpUpstream(url, { timeoutMs: n.timeoutMs, maxResponseBytes: n.maxResponseBytes }),
     );
     const heads = new HeadTracker(upstreams, n.kind, n.headPollMs);
-    if (n.headPush) heads.pushFrom(pushUrls(n.upstreams, n.wsUpstreams), n.timeoutMs);
+    if (n.headPush) heads.pushFrom(pushAddressesOf(n.upstreams, n.wsUpstreams), n.timeoutMs);
     const cache = caches.cacheFor(n);
     heads.onHead(({ reorg, finalized }) => {
       if (reorg) cache?.evictAfterReorg(finalized);
@@ -116,8 +116,8 @@ export async function startGateway(
       inflight: new Map(),
       subscriptionCosts: n.subscriptionCosts,
     };
-    // Subscriptions go to the configured WebSocket nodes, else to the HTTP upstreams' ws:// twins,
-    // those whose breaker is not open and that are not cordoned first.
+    // Subscriptions go to the configured WebSocket nodes, else to where the HTTP upstreams' own may
+    // be (wsAddressesOf), those whose breaker is not open and that are not cordoned first.
     const outOfService = (m: (typeof upstreams.members)[number]) => m.cordoned || m.breaker.state === 'open';
     const configured = n.wsUpstreams;
     wsUpstreams.set(network, {
@@ -126,7 +126,7 @@ export async function startGateway(
         configured ??
         [...upstreams.members]
           .sort((a, b) => Number(outOfService(a)) - Number(outOfService(b)))
-          .map((m) => wsUrlOf(m.upstream.url)),
+          .flatMap((m) => wsAddressesOf(m.upstream.url)),
     });
     return network;
   });
@@ -234,17 +234,4 @@ export async function startGateway(
       return closing;
     },
   };
-}
-
-/**
- * The WebSocket address of each upstream for its pushed heads: the configured `wsUpstreams` when
- * they pair one to one with `upstreams`, else the upstreams' ws(s):// twins when none are
- * configured; with another number of `wsUpstreams` they cannot be paired, and heads are polled.
- */
-function pushUrls(
-  upstreams: readonly (string | { url: string })[],
-  wsUpstreams: readonly string[] | undefined,
-) {
-  if (!wsUpstreams) return upstreams.map((entry) => wsUrlOf(typeof entry === 'string' ? entry : entry.url));
-  return wsUpstreams.length === upstreams.length ? wsUpstreams : [];
 }

@@ -186,9 +186,9 @@ export const networkSchema = (env: NodeJS.ProcessEnv) =>
       headPollMs: withDefault(integer(100, 600_000), 2000),
       /**
        * Learn new heads from a `newHeads` subscription on each upstream's WebSocket (EVM), as well
-       * as from the polls: the `wsUpstreams`, else each upstream's own address as ws(s)://, where
-       * anvil, Erigon, Nethermind and hosted URLs such as Alchemy's serve it. Default on: a node
-       * without a WebSocket there is asked again now and then, and has the polls meanwhile.
+       * as from the polls: the `wsUpstreams`, else where each upstream's may be (`wsAddressesOf`:
+       * its own address as ws(s)://, 8546 beside 8545, Infura's and Ankr's /ws/ paths). Default
+       * on: a node without a WebSocket there is asked again now and then, and has the polls meanwhile.
        */
       headPush: withDefault(boolean, true),
       /** Finality-aware response cache. */
@@ -201,7 +201,7 @@ export const networkSchema = (env: NodeJS.ProcessEnv) =>
         },
         { prepare: (value) => (value === undefined ? {} : value) },
       ),
-      /** WebSocket nodes for eth_subscribe (`ws://`/`wss://`); absent: derived from `upstreams`. */
+      /** WebSocket nodes for eth_subscribe and pushed heads (`ws://`/`wss://`); absent: found from `upstreams`. */
       wsUpstreams: optional(
         list(
           fromEnv(wsUrl, env),

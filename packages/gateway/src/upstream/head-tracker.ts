@@ -46,15 +46,16 @@ export class HeadTracker {
 
   /**
    * Learns heads also from a `newHeads` subscription on each upstream that has a WebSocket
-   * address (`urls[i]` for upstream i; undefined: polls only). EVM only; call before `start`.
+   * address (`urls[i]`, tried in turn, for upstream i; none: polls only). EVM only; call before
+   * `start`.
    */
-  pushFrom(urls: readonly (string | undefined)[], timeoutMs: number) {
+  pushFrom(urls: readonly (readonly string[] | undefined)[], timeoutMs: number) {
     if (this.kind !== 'evm') return;
     for (const [i, member] of this.pool.members.entries()) {
-      const url = urls[i];
-      if (!url) continue;
+      const addresses = urls[i];
+      if (!addresses?.length) continue;
       const pusher = new PushedHeads({
-        url,
+        urls: addresses,
         timeoutMs,
         retryMs: Math.max(5 * this.pollMs, 5000),
         onHead: (head) => this.pushed(member, head),

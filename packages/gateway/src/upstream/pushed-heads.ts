@@ -6,8 +6,8 @@ import { EVM_SUBSCRIBE, EVM_SUBSCRIPTION } from '../rpc/method-names.ts';
 export type PushedHead = { number: number; hash: string | null; parentHash: string | null };
 
 export type PushedHeadsOptions = {
-  /** The node's WebSocket address. */
-  url: string;
+  /** Where the node's WebSocket may be, most likely first (`wsAddressesOf`). */
+  urls: readonly string[];
   /** Called with each new head, in the order the node sends them. */
   onHead: (head: PushedHead) => void;
   /** Wait before a lost or refused connection is tried again; doubled after each failure in a row, up to 64 times. */
@@ -18,9 +18,10 @@ export type PushedHeadsOptions = {
 
 /**
  * One node's `newHeads` subscription, kept open: a head arrives when the node has it instead of
- * at the next poll. A connection that fails (a node without WebSocket, a node going down) is
- * tried again after `retryMs` (longer after each failure in a row); meanwhile the polls are all
- * there is.
+ * at the next poll. The addresses are tried in turn until one takes the subscription, and that
+ * one is tried first from then on. When none does (a node without WebSocket) or the node goes
+ * down, they are tried again after `retryMs` (longer after each failure in a row); meanwhile the
+ * polls are all there is.
  */
 export class PushedHeads {
   private socket: WebSocket | undefined;
@@ -30,12 +31,17 @@ export class PushedHeads {
   private failures = 0;
   /** The node accepted the subscription on the socket open now. */
   private subscribed = false;
+  /** The address tried now, and the one that last took the subscription (indexes of `urls`). */
+  private at = 0;
+  private preferred = 0;
+  /** Addresses tried in this turn without a subscription. */
+  private tried = 0;
 
   constructor(private readonly options: PushedHeadsOptions) {}
 
   start() {
     if (this.stopped || this.socket) return;
-    const socket = new WebSocket(this.options.url, {
+    const socket = new WebSocket(this.options.urls[this.at], {
       handshakeTimeout: this.options.timeoutMs,
       maxPayload: 1024 * 1024,
     });
@@ -50,9 +56,13 @@ export class PushedHeads {
       if (!message) return;
       if (message.id === 1) {
         clearTimeout(answerTimer);
-        // No newHeads there: polls only, asked again later.
+        // No newHeads there: the next address, or all of them again later.
         if (typeof message.result !== 'string') socket.terminate();
-        else this.subscribed = true;
+        else {
+          this.subscribed = true;
+          this.preferred = this.at;
+          this.tried = 0;
+        }
         return;
       }
       const head = headOf(message);
@@ -64,11 +74,21 @@ export class PushedHeads {
     socket.on('error', () => socket.terminate());
     socket.on('close', () => {
       clearTimeout(answerTimer);
+      const tookIt = this.subscribed && this.socket === socket;
       if (this.socket === socket) {
         this.socket = undefined;
         this.subscribed = false;
       }
       if (this.stopped) return;
+      const count = this.options.urls.length;
+      if (!tookIt && this.tried + 1 < count) {
+        this.tried += 1;
+        this.at = (this.at + 1) % count;
+        this.start();
+        return;
+      }
+      this.tried = 0;
+      this.at = this.preferred;
       const wait = this.options.retryMs * 2 ** Math.min(this.failures, 6);
       this.failures += 1;
       this.retry = setTimeout(() => this.start(), wait);

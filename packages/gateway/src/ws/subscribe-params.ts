@@ -1,17 +1,9 @@
-// What a client's eth_subscribe may ask, checked before anything is charged, and where an upstream's
-// WebSocket is when only its HTTP address is known.
+// What a client's eth_subscribe may ask, checked before anything is charged.
 import { describeValue } from '../rpc/describe-value.ts';
 import { invalidParams } from '../rpc/errors.ts';
 import { isSubscriptionType, SUBSCRIPTION_TYPES } from '../types.ts';
 
 export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
-
-/** ws:// or wss:// address of an upstream's WebSocket endpoint, derived from its http(s) URL. */
-export function wsUrlOf(httpUrl: string): string {
-  const url = new URL(httpUrl);
-  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-  return url.toString();
-}
 
 /** Checks eth_subscribe parameters before anything is charged (a refusal is -32602). */
 export function checkSubscribe(params: unknown[], active: number) {
