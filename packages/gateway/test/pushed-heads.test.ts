@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type Anvil, startAnvil } from '@portico/devchain';
 import { privateKeyToAccount } from 'viem/accounts';
-import { type WebSocket, WebSocketServer } from 'ws';
+import { WebSocket, WebSocketServer } from 'ws';
 import { type Gateway, parseConfig, startGateway } from '../src/index.ts';
 import { type Ganache, startGanache } from './ganache.ts';
 import { closedPort, rpc } from './harness.ts';
@@ -123,6 +123,54 @@ describe('latest from heads the node pushes', () => {
       next,
       'the pushed head arrived (the next poll is minutes away)',
     );
+  });
+
+  test('a Portico gateway as the upstream: its WebSocket is found at /ws/v3/<key>; heads pushed, subscriptions relayed', async () => {
+    const front = await start(true);
+    const back = await start(true, { upstreams: [front] });
+    const gateway = gateways.at(-1)!;
+    const readyz = async () =>
+      (
+        (await (await fetch(`${gateway.url}/readyz`)).json()) as {
+          networks: Record<string, { upstreams: { headsPushed: boolean }[] }>;
+        }
+      ).networks.local.upstreams[0].headsPushed;
+    assert.equal(
+      await until(readyz, (pushed) => pushed),
+      true,
+      'the front gateway pushes heads to the back one',
+    );
+
+    const { key } = await gateway.keys.create({ name: 'subscriber' });
+    const client = new WebSocket(`${gateway.networks[0].baseUrl.replace(/^http/, 'ws')}/ws/v3/${key}`);
+    await once(client, 'open');
+    const messages: { id?: number; result?: unknown; params?: { result: { number: string } } }[] = [];
+    client.on('message', (data) => messages.push(JSON.parse(String(data))));
+    client.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] }));
+    await until(
+      async () => messages.length,
+      (n) => n > 0,
+    );
+    assert.equal(
+      typeof messages[0].result,
+      'string',
+      `subscribed through both: ${JSON.stringify(messages[0])}`,
+    );
+
+    await direct(anvil.url, 'evm_mine');
+    const head = (await direct(anvil.url, 'eth_blockNumber')) as string;
+    const blockNumber = async () => (await rpc(back, 'eth_blockNumber')).body.result as string;
+    assert.equal(
+      await until(blockNumber, (n) => n === head),
+      head,
+      'the pushed head reached the back gateway',
+    );
+    const notified = await until(
+      async () => messages.find((m) => m.params?.result.number === head),
+      (m) => m !== undefined,
+    );
+    assert.ok(notified, `the client heard block ${head} through both gateways`);
+    client.close();
   });
 
   test('a node whose WebSocket cannot be reached: the polls still move the head', async () => {

@@ -30,8 +30,20 @@ test('Infura’s and Ankr’s keyed URLs go to their /ws/ paths', () => {
   ]);
   // Not theirs, or without a key: the address as it is.
   assert.deepEqual(wsAddressesOf('https://rpc.ankr.com/eth'), ['wss://rpc.ankr.com/eth']);
-  assert.deepEqual(wsAddressesOf('https://notinfura.io/v3/k'), ['wss://notinfura.io/v3/k']);
   assert.deepEqual(wsAddressesOf('https://mainnet.infura.io/other'), ['wss://mainnet.infura.io/other']);
+});
+
+test('a `/v3/<key>` URL elsewhere (Portico’s own gateway) is tried as itself, then at `/ws/v3/<key>`', () => {
+  assert.deepEqual(wsAddressesOf('https://notinfura.io/v3/k'), [
+    'wss://notinfura.io/v3/k',
+    'wss://notinfura.io/ws/v3/k',
+  ]);
+  assert.deepEqual(wsAddressesOf('http://127.0.0.1:8545/local/v3/KEY'), [
+    'ws://127.0.0.1:8545/local/v3/KEY',
+    'ws://127.0.0.1:8545/local/ws/v3/KEY',
+    'ws://127.0.0.1:8546/local/v3/KEY',
+  ]);
+  assert.deepEqual(wsAddressesOf('http://gw.example/v3/'), ['ws://gw.example/v3/'], 'no key: as it is');
 });
 
 test('pushed heads: configured wsUpstreams pair one to one, else each upstream’s addresses', () => {

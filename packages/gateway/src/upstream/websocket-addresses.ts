@@ -4,7 +4,7 @@
 /**
  * The ws(s):// addresses to try for the WebSocket of the node at `httpUrl`, most likely first:
  * its own address (anvil, Erigon and Nethermind serve both on one port, as do Alchemy and
- * QuickNode), then where the common nodes and providers put it instead.
+ * QuickNode), then where the common nodes, providers and Portico itself put it instead.
  */
 export function wsAddressesOf(httpUrl: string): string[] {
   const url = new URL(httpUrl);
@@ -15,18 +15,19 @@ export function wsAddressesOf(httpUrl: string): string[] {
     change(address);
     return address.toString();
   };
-  // Infura: https://<network>.infura.io/v3/<key> is wss://<network>.infura.io/ws/v3/<key>.
-  if (/(^|\.)infura\.io$/.test(url.hostname) && url.pathname.startsWith('/v3/')) {
-    return [at((address) => (address.pathname = `/ws${url.pathname}`))];
-  }
+  // `…/v3/<key>` is `…/ws/v3/<key>` on Infura (only there) and on Portico's own gateway.
+  const keyed = /^(.*)\/v3\/([^/]+)\/?$/.exec(url.pathname);
+  const wsKeyed = keyed && at((address) => (address.pathname = `${keyed[1]}/ws/v3/${keyed[2]}`));
+  if (wsKeyed && /(^|\.)infura\.io$/.test(url.hostname)) return [wsKeyed];
   // Ankr: https://rpc.ankr.com/<chain>/<key> is wss://rpc.ankr.com/<chain>/ws/<key>.
   const [, chain, ...key] = url.pathname.split('/');
   if (url.hostname === 'rpc.ankr.com' && chain && key.some((part) => part.length > 0)) {
     return [at((address) => (address.pathname = `/${chain}/ws/${key.join('/')}`))];
   }
+  const addresses = wsKeyed ? [same, wsKeyed] : [same];
   // geth, reth and Besu answer HTTP on 8545 and serve their WebSocket on 8546 by default.
-  if (url.port === '8545') return [same, at((address) => (address.port = '8546'))];
-  return [same];
+  if (url.port === '8545') addresses.push(at((address) => (address.port = '8546')));
+  return addresses;
 }
 
 /**
