@@ -85,6 +85,15 @@ export const MODULES = {
     mutate: 'packages/gateway/src/upstream/head-tracker.ts',
     tests: ['packages/gateway/test/pushed-heads.test.ts', 'packages/gateway/test/block-tags.test.ts'],
   },
+  // Where an upstream's WebSocket may be, and the one subscription per node that pushes its heads.
+  'websocket-addresses': {
+    mutate: 'packages/gateway/src/upstream/websocket-addresses.ts',
+    tests: ['packages/gateway/src/upstream/websocket-addresses.test.ts'],
+  },
+  'pushed-heads': {
+    mutate: 'packages/gateway/src/upstream/pushed-heads.ts',
+    tests: ['packages/gateway/src/upstream/pushed-heads.test.ts'],
+  },
   'sqlite-credit-ledger': {
     mutate: 'packages/gateway/src/credits/sqlite-credit-ledger.ts',
     tests: [
