@@ -28,8 +28,15 @@ test('Infura’s and Ankr’s keyed URLs go to their /ws/ paths', () => {
   assert.deepEqual(wsAddressesOf('https://rpc.ankr.com/eth/0123456789abcdef'), [
     'wss://rpc.ankr.com/eth/ws/0123456789abcdef',
   ]);
+  assert.deepEqual(wsAddressesOf('https://infura.io/v3/k'), ['wss://infura.io/ws/v3/k']);
+  assert.deepEqual(wsAddressesOf('https://rpc.ankr.com/eth/a/b'), ['wss://rpc.ankr.com/eth/ws/a/b']);
   // Not theirs, or without a key: the address as it is.
   assert.deepEqual(wsAddressesOf('https://rpc.ankr.com/eth'), ['wss://rpc.ankr.com/eth']);
+  assert.deepEqual(wsAddressesOf('https://rpc.ankr.com/eth/'), ['wss://rpc.ankr.com/eth/']);
+  assert.deepEqual(wsAddressesOf('https://infura.io.example/v3/k'), [
+    'wss://infura.io.example/v3/k',
+    'wss://infura.io.example/ws/v3/k',
+  ]);
   assert.deepEqual(wsAddressesOf('https://mainnet.infura.io/other'), ['wss://mainnet.infura.io/other']);
 });
 
@@ -44,6 +51,11 @@ test('a `/v3/<key>` URL elsewhere (Portico’s own gateway) is tried as itself, 
     'ws://127.0.0.1:8546/local/v3/KEY',
   ]);
   assert.deepEqual(wsAddressesOf('http://gw.example/v3/'), ['ws://gw.example/v3/'], 'no key: as it is');
+  assert.deepEqual(
+    wsAddressesOf('http://gw.example/v3/k/more'),
+    ['ws://gw.example/v3/k/more'],
+    'not a key’s URL',
+  );
 });
 
 test('pushed heads: configured wsUpstreams pair one to one, else each upstream’s addresses', () => {
