@@ -74,12 +74,11 @@ export class PushedHeads {
     socket.on('error', () => socket.terminate());
     socket.on('close', () => {
       clearTimeout(answerTimer);
-      const tookIt = this.subscribed && this.socket === socket;
-      if (this.socket === socket) {
-        this.socket = undefined;
-        this.subscribed = false;
-      }
+      // One socket at a time: until stop(), the one closing is this.socket.
       if (this.stopped) return;
+      const tookIt = this.subscribed;
+      this.socket = undefined;
+      this.subscribed = false;
       const count = this.options.urls.length;
       if (!tookIt && this.tried + 1 < count) {
         this.tried += 1;
