@@ -187,8 +187,9 @@ export const networkSchema = (env: NodeJS.ProcessEnv) =>
       /**
        * Learn new heads from a `newHeads` subscription on each upstream's WebSocket (EVM), as well
        * as from the polls: the `wsUpstreams`, else where each upstream's may be (`wsAddressesOf`:
-       * its own address as ws(s)://, …/ws/v3/<key> beside …/v3/<key>, 8546 beside 8545, Ankr's /ws/ path). Default
-       * on: a node without a WebSocket there is asked again now and then, and has the polls meanwhile.
+       * its own address as ws(s)://, …/ws/v3/<key> beside …/v3/<key>, 8546 beside 8545, Ankr's
+       * /ws/ path). Default on: a node without a WebSocket there is asked again now and then, and
+       * has the polls meanwhile.
        */
       headPush: withDefault(boolean, true),
       /** Finality-aware response cache. */
