@@ -3,12 +3,13 @@
 // once, as a failure, or when the test answers it. Polls are driven by calling `poll()`; the time a
 // poll or a head read allows is read from AbortSignal.timeout (mocked), and start()'s timer is
 // node:test's mock clock. The anvil suites (test/pushed-heads.test.ts, test/block-tags.test.ts)
-// run the same paths end to end.
+// run the same paths end to end. Objects are compared with `assert.ok(a === b)`: an assertion
+// error holding a class instance (a Promise, a PushedHeads) crashes scripts/test-skips-reporter.mjs.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { describe, type TestContext, test } from 'node:test';
-import { WebSocketServer } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 import { JsonResult } from '../rpc/json-result.ts';
 import type { NetworkKind } from '../types.ts';
 import { type ChainHead, HeadTracker } from './head-tracker.ts';
@@ -259,7 +260,7 @@ describe('a poll', () => {
     for (const node of nodes) node.at(10).script.set('latest', 'hold');
     const first = tracker.poll();
     const second = tracker.poll();
-    assert.equal(first, second, 'the second call returns the poll under way');
+    assert.ok(first === second, 'the second call returns the poll under way');
     for (const node of nodes) node.waiting('latest').answer(header(10));
     await Promise.all([first, second]);
     assert.deepEqual(
@@ -348,6 +349,29 @@ describe('the finalized height', () => {
     nodes[0].at(40, { finalized: 20 });
     await tracker.poll();
     assert.equal(tracker.finalized, 20, 'unagreed: the highest of this poll, lower than before');
+  });
+
+  test('stays when no upstream reports one and none is agreed', async () => {
+    const { nodes, pool, members, tracker } = trackerOver(2);
+    nodes[0].at(10, { finalized: 8 });
+    nodes[1].at(10);
+    nodes[1].script.set('finalized', ok(null));
+    pool.cordon(members[0], true);
+    await tracker.poll();
+    assert.equal(tracker.finalized, 8, 'the cordoned upstream reported it');
+    nodes[0].script.set('finalized', ok(null));
+    await tracker.poll();
+    assert.equal(tracker.finalized, 8);
+  });
+
+  test('with every upstream cordoned (nothing agreed), the highest reported', async () => {
+    const { nodes, pool, members, tracker } = trackerOver(2);
+    nodes[0].at(10, { finalized: 7 });
+    nodes[1].at(10, { finalized: 5 });
+    for (const m of members) pool.cordon(m, true);
+    await tracker.poll();
+    assert.equal(pool.agreed(), undefined);
+    assert.equal(tracker.finalized, 7);
   });
 
   test('stays when a poll learns none', async () => {
@@ -497,6 +521,25 @@ describe('a poll and a push crossing', () => {
     assert.equal(heard.length, 2);
   });
 
+  test('a push while polling does not excuse a polled head above ours that was announced before', async () => {
+    const { nodes, members, tracker, heard } = trackerOver(1);
+    nodes[0].at(11);
+    await tracker.poll();
+    nodes[0].at(10, { fork: 'b' });
+    await tracker.poll();
+    assert.deepEqual(tracker.head, headOf(10, 'b'), 'the chain went back to block 10 of fork b');
+    nodes[0].at(11).script.set('latest', 'hold');
+    const polling = tracker.poll();
+    push(tracker, members[0], headOf(9, 'b'));
+    nodes[0].waiting('latest').answer(header(11));
+    await polling;
+    assert.deepEqual(
+      simple(heard).at(-1),
+      { number: 11, hash: hashOf(11), reorg: true },
+      'block 11 of fork a again: a reorg back',
+    );
+  });
+
   test('a push before the poll began does not excuse a lower polled head', async () => {
     const { nodes, members, tracker, heard } = trackerOver(1);
     nodes[0].at(10);
@@ -566,21 +609,28 @@ describe('pushFrom', () => {
   test("a node's WebSocket newHeads move the head, and its subscription is that member's headPush", async (t) => {
     const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
     await once(server, 'listening');
-    t.after(() => server.close());
+    // The node's side of the connection: takes eth_subscribe; closed with the server whatever the
+    // tracker did (a stop() that closes nothing must fail this test, not hold the process).
+    let socket: WebSocket | undefined;
+    server.on('connection', (connection) => {
+      socket = connection;
+      connection.on('message', (data) => {
+        const { id } = JSON.parse(String(data)) as { id: number };
+        connection.send(JSON.stringify({ jsonrpc: '2.0', id, result: '0xab' }));
+      });
+    });
+    t.after(() => {
+      for (const client of server.clients) client.terminate();
+      server.close();
+    });
     const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const { nodes, members, tracker, heard } = trackerOver(2, { pollMs: 60_000 });
     for (const node of nodes) node.at(10);
     tracker.pushFrom([[url], []], 2000);
     assert.ok(members[0].headPush, 'the upstream with a WebSocket address has a subscription');
-    assert.equal(members[1].headPush, undefined, 'an empty address list is none');
-    const connected = once(server, 'connection');
+    assert.ok(members[1].headPush === undefined, 'an empty address list is none');
     tracker.start();
     t.after(() => tracker.stop());
-    const [socket] = (await connected) as [import('ws').WebSocket];
-    socket.on('message', (data) => {
-      const { id } = JSON.parse(String(data)) as { id: number };
-      socket.send(JSON.stringify({ jsonrpc: '2.0', id, result: '0xab' }));
-    });
     await until(
       () => members[0].headPush?.live === true && tracker.head?.number === 10,
       'subscribed and polled',
@@ -589,7 +639,7 @@ describe('pushFrom', () => {
     members[1].cordoned = true;
     assert.equal(tracker.pushLive(), true);
     members[1].cordoned = false;
-    socket.send(
+    socket?.send(
       JSON.stringify({
         jsonrpc: '2.0',
         method: 'eth_subscription',
@@ -627,7 +677,7 @@ describe('pushFrom', () => {
     assert.equal(options(fast.members[0].headPush).retryMs, 5000, 'never under 5 s');
     const solana = trackerOver(1, { kind: 'solana' });
     solana.tracker.pushFrom([['ws://127.0.0.1:1']], 1500);
-    assert.equal(solana.members[0].headPush, undefined, 'Solana heads are polled only');
+    assert.ok(solana.members[0].headPush === undefined, 'Solana heads are polled only');
   });
 });
 
@@ -649,26 +699,23 @@ describe('start and stop', () => {
     assert.equal(timer.hasRef(), false, 'the poll timer is unref()ed');
   });
 
-  test('start polls at once and then every pollMs; stop ends it', (t) => {
+  test('start polls at once and then every pollMs; stop ends it', async (t) => {
     t.mock.timers.enable({ apis: ['setInterval'] });
     const { nodes, tracker } = trackerOver(1, { pollMs: 500 });
     nodes[0].at(10).script.set('latest', 'hold');
     tracker.start();
     assert.equal(nodes[0].asked('latest'), 1, 'polled at once');
     nodes[0].waiting('latest').answer(header(10));
-    return settle().then(async () => {
-      await settle();
-      t.mock.timers.tick(499);
-      assert.equal(nodes[0].asked('latest'), 1, 'not before pollMs');
-      t.mock.timers.tick(1);
-      assert.equal(nodes[0].asked('latest'), 2, 'again after pollMs');
-      nodes[0].calls[3].answer(header(10));
-      await settle();
-      await settle();
-      tracker.stop();
-      t.mock.timers.tick(5000);
-      assert.equal(nodes[0].asked('latest'), 2, 'no poll after stop');
-    });
+    await settle();
+    t.mock.timers.tick(499);
+    assert.equal(nodes[0].asked('latest'), 1, 'not before pollMs');
+    t.mock.timers.tick(1);
+    assert.equal(nodes[0].asked('latest'), 2, 'again after pollMs');
+    nodes[0].waiting('latest').answer(header(10));
+    await settle();
+    tracker.stop();
+    t.mock.timers.tick(5000);
+    assert.equal(nodes[0].asked('latest'), 2, 'no poll after stop');
   });
 });
 
@@ -734,7 +781,7 @@ describe('whileWriting', () => {
       [1500, 1500],
       'each read allows pollMs',
     );
-    assert.equal(read0.signal, timeouts[0].signal);
+    assert.ok(read0.signal === timeouts[0].signal, 'the read has its own time limit');
     read0.answer(ok(hex(11)));
     await settle();
     assert.equal(members[0].head, 11, 'its answer is the head the pool knows');
@@ -820,9 +867,9 @@ describe('health', () => {
       'a poll allows at least 1 s',
     );
     const hung = nodes[0].waiting('latest');
-    assert.equal(hung.signal, timeouts[0].signal, "the hung call has the poll's signal");
+    assert.ok(hung.signal === timeouts[0].signal, "the hung call has the poll's signal");
     for (const c of nodes[0].calls)
-      assert.equal(c.signal, timeouts[0].signal, 'one signal for the three calls');
+      assert.ok(c.signal === timeouts[0].signal, 'one signal for the three calls');
     timeouts[0].abort();
     await polling;
     assert.equal(members[0].breaker.state, 'open', 'the hung node counts a failure');
@@ -902,6 +949,15 @@ describe('Solana', () => {
     assert.deepEqual([members[1].head, members[1].safe, members[1].finalized], [300, -1, -1]);
     assert.equal(members[1].breaker.state, 'closed');
     assert.equal(tracker.finalized, -1);
+  });
+
+  test('before any agreement, the highest finalized slot reported', async () => {
+    const { nodes, pool, members, tracker } = trackerOver(2, { kind: 'solana' });
+    nodes[0].atSlot(300, 260);
+    nodes[1].atSlot(300, 268);
+    for (const m of members) pool.cordon(m, true);
+    await tracker.poll();
+    assert.equal(tracker.finalized, 268);
   });
 
   test('a slot answered as an error is a failure', async () => {
