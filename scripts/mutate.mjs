@@ -80,10 +80,15 @@ export const MODULES = {
     tests: ['packages/auth-server/test/social-backup-factor.test.ts'],
   },
   // Heads pushed and polled, tags pinned to them, the hold while a write goes through (issue 28):
-  // only anvil-backed tests reach it, so each mutant takes a few seconds more than the others.
+  // the unit tests first, alone (`firstAlone`): a mutant they kill costs no anvil run.
   'head-tracker': {
     mutate: 'packages/gateway/src/upstream/head-tracker.ts',
-    tests: ['packages/gateway/test/pushed-heads.test.ts', 'packages/gateway/test/block-tags.test.ts'],
+    tests: [
+      'packages/gateway/src/upstream/head-tracker.test.ts',
+      'packages/gateway/test/pushed-heads.test.ts',
+      'packages/gateway/test/block-tags.test.ts',
+    ],
+    firstAlone: true,
   },
   // Where an upstream's WebSocket may be, and the one subscription per node that pushes its heads.
   'websocket-addresses': {
@@ -115,7 +120,13 @@ const reports = join(root, 'reports', 'mutation');
 mkdirSync(reports, { recursive: true });
 let failed = false;
 for (const name of asked.length ? asked : Object.keys(MODULES)) {
-  const { mutate, tests } = MODULES[name];
+  const { mutate, tests, firstAlone } = MODULES[name];
+  const testCommand = (files) => `CI=true node scripts/test.mjs ${files.join(' ')}`;
+  // firstAlone: the first file, and the others only when it passed (a fast test file in front of
+  // slow ones; the mutant is killed as soon as one fails).
+  const command = firstAlone
+    ? `${testCommand(tests.slice(0, 1))} && ${testCommand(tests.slice(1))}`
+    : testCommand(tests);
   const config = {
     $schema: './node_modules/@stryker-mutator/core/schema/stryker-schema.json',
     mutate: [mutate],
@@ -125,7 +136,7 @@ for (const name of asked.length ? asked : Object.keys(MODULES)) {
     testRunner: 'command',
     // The repository's runner (tsx, @portico/source imports, per-test timeout); CI=true makes a
     // skipped part of the suite a failure rather than a pass.
-    commandRunner: { command: `CI=true node scripts/test.mjs ${tests.join(' ')}` },
+    commandRunner: { command },
     coverageAnalysis: 'off',
     // The machine is shared: one mutant at a time, unless MUTATE_CONCURRENCY says more (under
     // `nice -n 19` on a loaded machine a test run mostly waits for a core: several at once finish
