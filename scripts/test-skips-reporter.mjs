@@ -2,6 +2,8 @@
 // why), how many tests passed and failed, which failed and with what error and, when the run
 // measures coverage, the covered lines, branches and functions of each package's sources, so
 // `npm test` can end with them.
+import { inspect } from 'node:util';
+
 export default async function* skipsReporter(source) {
   const skipped = [];
   let passed = 0;
@@ -32,13 +34,23 @@ export default async function* skipsReporter(source) {
 /** The failure's own message (a test's error wraps it in `cause`), cut to a few lines. */
 function firstLines(error) {
   const inner = error?.cause ?? error;
-  const text = String(inner?.message ?? inner ?? '');
+  const text = typeof inner?.message === 'string' ? inner.message : textOf(inner ?? '');
   return text
     .split('\n')
     .filter((line) => line.trim() !== '')
     .slice(0, 6)
     .join('\n')
     .slice(0, 600);
+}
+
+/**
+ * Text for what a test threw when it has no message string: a failed assertion on objects (a
+ * Promise, a class instance) reaches the reporter from the test's process with its message as an
+ * object without `toString`, on which `String()` throws (that ended the whole run's summary).
+ */
+function textOf(value) {
+  if (typeof value === 'string') return value;
+  return inspect(value, { depth: 2, breakLength: 100 });
 }
 
 /** Sums the per-file counts into one row per package (its `src/`, tests left out). */

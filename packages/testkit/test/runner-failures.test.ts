@@ -52,3 +52,17 @@ test('npm test names each failed test with its message; CI prints every Node lin
   assert.ok(out.includes('1 Node line(s) wrote no summary (see the log above)'), ci.stdout);
   assert.equal(out.at(-1), '1 passed, 2 failed');
 });
+
+test('a failed assertion on an object is named with what it compared; the run still ends with its counts', () => {
+  const run = spawnSync(
+    process.execPath,
+    ['scripts/test.mjs', 'packages/testkit/test/fixtures/fails-on-objects.fixture.ts'],
+    { cwd: root, env: { ...process.env, NODE_TEST_CONTEXT: undefined }, encoding: 'utf8', timeout: 120_000 },
+  );
+  assert.notEqual(run.status, 0);
+  assert.match(run.stdout.trimEnd(), /\n0 passed, 1 failed$/, run.stderr.slice(-2000));
+  const failedBlock = run.stdout.slice(run.stdout.lastIndexOf('\nFailed ('));
+  assert.match(failedBlock, /fails-on-objects\.fixture\.ts: a Promise where a number was expected\n/);
+  assert.match(failedBlock, /Expected values to be strictly equal/);
+  assert.match(failedBlock, /Promise \{/);
+});
