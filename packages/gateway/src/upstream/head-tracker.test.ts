@@ -3,8 +3,7 @@
 // once, as a failure, or when the test answers it. Polls are driven by calling `poll()`; the time a
 // poll or a head read allows is read from AbortSignal.timeout (mocked), and start()'s timer is
 // node:test's mock clock. The anvil suites (test/pushed-heads.test.ts, test/block-tags.test.ts)
-// run the same paths end to end. Objects are compared with `assert.ok(a === b)`: an assertion
-// error holding a class instance (a Promise, a PushedHeads) crashes scripts/test-skips-reporter.mjs.
+// run the same paths end to end.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
