@@ -71,4 +71,7 @@ test('the block of a result: blocks, transactions, receipts and receipt lists', 
   assert.equal(blockOfResult([{ blockNumber: '0x21' }]), 33);
   assert.equal(blockOfResult(null), undefined);
   assert.equal(blockOfResult({ blockNumber: 7 }), undefined);
+  // A node's malformed number (it used to throw, and the client got "Internal error in the gateway").
+  for (const wrong of ['0x', '0xzz', `0x${'1'.repeat(17)}`])
+    assert.equal(blockOfResult({ blockNumber: wrong }), undefined, wrong);
 });

@@ -49,6 +49,6 @@ export function blockOfResult(result: unknown): number | undefined {
   const item = Array.isArray(result) ? result[0] : result;
   if (typeof item !== 'object' || item === null) return undefined;
   const record = item as { number?: unknown; blockNumber?: unknown };
-  const value = record.blockNumber ?? record.number;
-  return typeof value === 'string' && value.startsWith('0x') ? Number(BigInt(value)) : undefined;
+  // The node's text: a number it wrote wrong is no block (and no reason to fail the answer).
+  return hexNumberOf(record.blockNumber ?? record.number);
 }
